@@ -1,0 +1,496 @@
+"""Response routing: plain / reasoning / tool modes over one pending buffer.
+
+``ResponseParserCore`` is the compiled state machine; ``BaseResponseParser``
+(a Python class compiled in this module) adds the writable class-level
+configuration LMDeploy's server and tests use.
+"""
+import logging
+
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_Substring
+
+from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+logger = logging.getLogger('lmparse')
+
+cdef enum:
+    M_PLAIN = 0
+    M_REASONING = 1
+    M_TOOL = 2
+
+_MODE_NAMES = ('plain', 'reasoning', 'tool')
+
+# (tokenizer, open tag, close tag) -> (tokenizer, open id, close id); vocab dicts are big.
+cdef dict _vocab_ids_cache = {}
+
+
+cdef tuple _reasoning_token_ids(object tokenizer, object open_tag, object close_tag):
+    key = (id(tokenizer), open_tag, close_tag)
+    entry = _vocab_ids_cache.get(key)
+    if entry is not None and entry[0] is tokenizer:
+        return entry[1:]
+    vocab = tokenizer.get_vocab()
+    open_id = vocab.get(open_tag) if open_tag else None
+    close_id = vocab.get(close_tag) if close_tag else None
+    if len(_vocab_ids_cache) > 64:
+        _vocab_ids_cache.clear()
+    _vocab_ids_cache[key] = (tokenizer, open_id, close_id)
+    return (open_id, close_id)
+
+
+cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t end):
+    if tag is None:
+        return -1
+    return PyUnicode_Find(text, <str>tag, 0, end, 1)
+
+
+cdef class ResponseParserCore:
+    """Streaming state machine shared by the default response parser.
+
+    Owns the only buffer (``_pending``): the suffix whose meaning is not
+    stable yet. In tool mode the tool parser consumes a prefix of it and
+    returns how much it consumed.
+    """
+
+    cdef public str _pending
+    cdef int _mode
+    cdef int _return_mode
+    cdef bint _after_tool_block
+    cdef bint _received_any_text
+    cdef bint _final
+    cdef bint _passthrough
+    cdef bint _thinking_off
+    cdef object _r_open
+    cdef object _r_close
+    cdef object _t_open
+    cdef ToolParser _tool
+    cdef int _tool_hooks
+    cdef public object request
+    cdef public object reasoning_parser
+    cdef public object tool_parser
+    cdef public object enable_thinking
+    cdef public bint reasoning_enabled
+    cdef public dict _kwargs
+    # reasoning-token accounting over the raw tag interval
+    cdef bint _count_on
+    cdef bint _counting
+    cdef Py_ssize_t _reasoning_count
+    cdef long long _rt_open_id
+    cdef long long _rt_close_id
+
+    def __cinit__(self, *args, **kwargs):
+        self._pending = ''
+        self._rt_open_id = -1
+        self._rt_close_id = -1
+
+    def __init__(self, request):
+        from lmparse.request import (
+            as_request,
+            chat_template_kwargs_from_request,
+            dump_tools,
+            get_field,
+            normalize_chat_request,
+            tool_choice_kind,
+            update_request,
+        )
+
+        cls = type(self)
+        rcls = getattr(cls, 'reasoning_parser_cls', None)
+        tcls = getattr(cls, 'tool_parser_cls', None)
+        request = as_request(request)
+        kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request', None)
+        kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
+        self._kwargs = kwargs
+        enable_thinking = kwargs.get('enable_thinking', kwargs.get('thinking', None))
+        if kwargs.get('thinking') is True:
+            enable_thinking = True
+        self.enable_thinking = enable_thinking
+        self._thinking_off = enable_thinking is False
+        self.reasoning_parser = rcls(**kwargs) if rcls is not None else None
+        self.tool_parser = tcls() if tcls is not None else None
+        self.reasoning_enabled = bool(
+            self.reasoning_parser is not None
+            and enable_thinking is not False
+            and self.reasoning_parser.starts_in_reasoning_mode())
+
+        choice = tool_choice_kind(request)
+        if self.tool_parser is not None:
+            adjusted = self.tool_parser.adjust_request(request)
+        else:
+            if choice == 'required':
+                raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
+            adjusted = dump_tools(request)
+        adjusted = normalize_chat_request(adjusted)
+        if choice == 'required':
+            # The engine applies one guided-decoding constraint: the structural tag wins.
+            fmt = self.tool_parser.build_required_response_format(
+                get_field(request, 'tools') or [], reasoning=self.reasoning_enabled)
+            adjusted = update_request(adjusted, response_format=fmt)
+        self.request = adjusted
+
+        self._r_open = None
+        self._r_close = None
+        if self.reasoning_parser is not None:
+            self._r_open = self.reasoning_parser.get_reasoning_open_tag() or None
+            self._r_close = self.reasoning_parser.get_reasoning_close_tag() or None
+            if self._r_close is None:
+                raise RuntimeError(
+                    f'Reasoning parser {type(self.reasoning_parser).__name__} must provide a reasoning end tag')
+
+        self._t_open = None
+        self._tool = None
+        self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
+        if self.tool_parser is not None and tool_choice_kind(self.request) != 'none':
+            self._t_open = self.tool_parser.get_tool_open_tag() or None
+            if self._t_open is None:
+                raise RuntimeError(f'Tool parser {type(self.tool_parser).__name__} must provide a tool start tag')
+            if isinstance(self.tool_parser, ToolParser):
+                self._tool = <ToolParser>self.tool_parser
+                self._tool_hooks = self._tool._hooks
+
+        self._passthrough = self.reasoning_parser is None and self.tool_parser is None
+        self._mode = M_REASONING if self.reasoning_enabled else M_PLAIN
+        self._return_mode = self._mode
+        self._pending = ''
+        self._after_tool_block = False
+        self._received_any_text = False
+        self._final = False
+
+        self._count_on = False
+        self._counting = self._mode == M_REASONING
+        self._reasoning_count = 0
+        tokenizer = getattr(cls, 'tokenizer', None)
+        if self.reasoning_parser is not None and tokenizer is not None:
+            open_id, close_id = _reasoning_token_ids(tokenizer, self._r_open, self._r_close)
+            self._count_on = True
+            self._rt_open_id = -1 if open_id is None else open_id
+            self._rt_close_id = -1 if close_id is None else close_id
+
+    # ---- public state ---------------------------------------------------------
+
+    @property
+    def reasoning_tokens(self):
+        """Tokens inside the reasoning tags so far, or None without a tokenizer."""
+        return self._reasoning_count if self._count_on else None
+
+    @reasoning_tokens.setter
+    def reasoning_tokens(self, value):
+        if value is None:
+            self._count_on = False
+            self._reasoning_count = 0
+        else:
+            self._count_on = True
+            self._reasoning_count = value
+
+    @property
+    def mode(self):
+        return _MODE_NAMES[self._mode]
+
+    # ---- streaming ------------------------------------------------------------
+
+    def stream_chunk(self, delta_text, delta_token_ids=None, final=False, **kwargs):
+        """Route one engine chunk; returns ``[(DeltaMessage, tool_calls_emitted), ...]``.
+
+        ``final=True`` means no more text will follow: ambiguous suffixes are
+        released and open tool blocks are closed (never completed by invention).
+        """
+        if delta_text is None:
+            delta_text = ''
+        elif not isinstance(delta_text, str):
+            raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
+        if delta_token_ids and self._count_on and not self._thinking_off:
+            self._count_reasoning_tokens(delta_token_ids)
+        self._final = bool(final)
+        cdef str text = <str>delta_text
+        if not text and not delta_token_ids and not self._received_any_text:
+            # Some engines send an empty first step; clients expect a visible empty delta.
+            return [(new_delta_message('', None, None), False)]
+        if self._passthrough:
+            if not text:
+                return []
+            return [(new_delta_message(text, None, None), False)]
+        if text:
+            self._received_any_text = True
+            if self._pending:
+                self._pending = self._pending + text
+            else:
+                self._pending = text
+        cdef list out = []
+        self._run(out)
+        return out
+
+    cdef int _count_reasoning_tokens(self, object token_ids) except -1:
+        cdef long long tid
+        cdef long long open_id = self._rt_open_id
+        cdef long long close_id = self._rt_close_id
+        cdef bint counting = self._counting
+        cdef Py_ssize_t count = self._reasoning_count
+        for item in token_ids:
+            tid = item
+            if tid == open_id:
+                counting = True
+            elif tid == close_id:
+                counting = False
+            elif counting:
+                count += 1
+        self._counting = counting
+        self._reasoning_count = count
+        return 0
+
+    cdef int _run(self, list out) except -1:
+        cdef bint progressed
+        while True:
+            if self._after_tool_block and not self._resolve_separator():
+                break
+            progressed = False
+            if self._mode == M_PLAIN:
+                progressed = self._consume_plain(out)
+            elif self._mode == M_REASONING:
+                progressed = self._consume_reasoning(out)
+            if self._mode == M_TOOL:
+                # Dispatch the payload now rather than waiting for the next chunk.
+                progressed = self._consume_tool(out)
+            if not progressed or not self._pending:
+                break
+        return 0
+
+    cdef int _emit_text(self, list out, str text, bint reasoning) except -1:
+        if reasoning and not self._thinking_off:
+            out.append((new_delta_message(None, text, None), False))
+        else:
+            out.append((new_delta_message(text, None, None), False))
+        return 0
+
+    cdef bint _release_or_hold(self, list out, bint reasoning, object tag_a, object tag_b, object tag_c) except -1:
+        """No tag in the buffer: emit all but a suffix that may still grow into a tag."""
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t hold = n, h
+        if n == 0:
+            return False
+        if not self._final:
+            for tag in (tag_a, tag_b, tag_c):
+                if tag is not None:
+                    h = tag_prefix_hold(p, 0, <str>tag)
+                    if h < hold:
+                        hold = h
+        if hold == 0:
+            return False
+        if hold == n:
+            self._pending = ''
+            self._emit_text(out, p, reasoning)
+        else:
+            self._pending = PyUnicode_Substring(p, hold, n)
+            self._emit_text(out, PyUnicode_Substring(p, 0, hold), reasoning)
+        return True
+
+    cdef bint _consume_plain(self, list out) except -1:
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t at = -1, t
+        cdef bint to_reasoning = False
+        if self._r_open is not None:
+            at = _find(p, self._r_open, n)
+            to_reasoning = at >= 0
+        if self._t_open is not None:
+            t = _find(p, self._t_open, n if at < 0 else at)
+            if t >= 0:
+                at = t
+                to_reasoning = False
+        if at < 0:
+            return self._release_or_hold(out, False, self._r_open, self._t_open, None)
+        if at > 0:
+            self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
+        if to_reasoning:
+            self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+            self._mode = M_REASONING
+        else:
+            self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
+            self._enter_tool_mode()
+        return True
+
+    cdef bint _consume_reasoning(self, list out) except -1:
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t at, t
+        cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
+        at = _find(p, self._r_close, n)
+        if self._t_open is not None:
+            t = _find(p, self._t_open, n if at < 0 else at)
+            if t >= 0:
+                at = t
+                which = 1
+        if self._r_open is not None:
+            t = _find(p, self._r_open, n if at < 0 else at)
+            if t >= 0:
+                at = t
+                which = 2
+        if at < 0:
+            return self._release_or_hold(out, True, self._r_close, self._t_open, self._r_open)
+        if at > 0:
+            self._emit_text(out, PyUnicode_Substring(p, 0, at), True)
+        if which == 0:
+            self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_close), n)
+            self._mode = M_PLAIN
+        elif which == 1:
+            self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
+            self._enter_tool_mode()
+        else:
+            # An explicit open tag inside reasoning carries no text.
+            self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+        return True
+
+    cdef int _enter_tool_mode(self) except -1:
+        self._return_mode = self._mode
+        self._mode = M_TOOL
+        if self._tool_hooks & HOOK_BEGIN_BLOCK:
+            self.tool_parser.begin_tool_block()
+        else:
+            self._tool.begin_block_c()
+        return 0
+
+    cdef bint _consume_tool(self, list out) except -1:
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t consumed
+        cdef list calls = []
+        cdef bint closed
+        if self._tool_hooks & HOOK_FEED:
+            result = self.tool_parser.feed_tool_block(p, calls, final=self._final)
+            if not isinstance(result, int) or not 0 <= result <= n:
+                raise ValueError(f'feed_tool_block returned {result!r}; expected an int in [0, {n}]')
+            consumed = result
+            closed = self.tool_parser.block_closed
+        else:
+            consumed = self._tool.feed_c(p, calls, self._final)
+            closed = self._tool.block_closed
+        if consumed == n:
+            self._pending = ''
+        elif consumed:
+            self._pending = PyUnicode_Substring(p, consumed, n)
+        if closed:
+            self._mode = self._return_mode
+            self._after_tool_block = True
+        if calls:
+            out.append((new_delta_message(None, None, calls), True))
+        return consumed > 0 or closed
+
+    cdef bint _resolve_separator(self) except -1:
+        """Drop newlines between two tool blocks only once the next open tag is confirmed."""
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t k = 0, rest
+        cdef int kind = PyUnicode_KIND(p)
+        cdef void *data = PyUnicode_DATA(p)
+        cdef str tag = self._t_open
+        while k < n and PyUnicode_READ(kind, data, k) == u'\n':
+            k += 1
+        if k:
+            rest = n - k
+            if rest == 0:
+                if not self._final:
+                    return False
+            elif p.startswith(tag, k):
+                self._pending = PyUnicode_Substring(p, k, n)
+            elif rest < PyUnicode_GET_LENGTH(tag) and not self._final and tag.startswith(
+                    PyUnicode_Substring(p, k, n)):
+                return False
+        self._after_tool_block = False
+        return True
+
+    # ---- complete responses -------------------------------------------------
+
+    def parse_complete(self, str text not None, token_ids=None, **kwargs):
+        """Parse a whole response: ``(content or None, [ToolCall] or None, reasoning or None)``."""
+        if self._count_on:
+            self._reasoning_count = 0
+            self._counting = self.reasoning_enabled
+        messages = self.stream_chunk(text, token_ids or [], final=True)
+        content_parts = []
+        reasoning_parts = []
+        tool_deltas = []
+        cdef DeltaMessage message
+        for item in messages:
+            message = <DeltaMessage>item[0]
+            if message.content:
+                content_parts.append(message.content)
+            if message.reasoning_content:
+                reasoning_parts.append(message.reasoning_content)
+            if message.tool_calls:
+                tool_deltas.extend(message.tool_calls)
+        content = ''.join(content_parts)
+        reasoning = ''.join(reasoning_parts) if reasoning_parts else None
+        tool_calls = self.tool_parser.build_tool_calls(tool_deltas) if self.tool_parser is not None else []
+        return (content if content else None), (tool_calls or None), reasoning
+
+
+class ResponseParser:
+    """Interface of every response parser (one instance per response)."""
+
+    supports_required_tool_choice = False
+
+    @classmethod
+    def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
+        pass
+
+    def __init__(self, request):
+        self.request = request
+        self.reasoning_tokens = None
+
+    def stream_chunk(self, delta_text, delta_token_ids=None, final=False, **kwargs):
+        raise NotImplementedError
+
+    def parse_complete(self, text, token_ids=None, **kwargs):
+        raise NotImplementedError
+
+
+class BaseResponseParser(ResponseParserCore, ResponseParser):
+    """Default response parser: content, reasoning and tool calls.
+
+    Configure it with ``set_parsers`` (process-wide, like LMDeploy) or get an
+    independent configured subclass with ``with_parsers``.
+    """
+
+    reasoning_parser_cls = None
+    tool_parser_cls = None
+    tokenizer = None
+    supports_required_tool_choice = True
+    MODE_PLAIN = 'plain'
+    MODE_REASONING = 'reasoning'
+    MODE_TOOL = 'tool'
+
+    def __init__(self, request):
+        ResponseParserCore.__init__(self, request)
+
+    @classmethod
+    def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
+        """Configure this class by registry name; unset names clear earlier settings."""
+        from lmparse.registry import ReasoningParserManager, ToolParserManager, validate_parser_names
+
+        reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
+        rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
+        tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
+        if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
+            rcls.validate_tokenizer(tokenizer)
+        cls.reasoning_parser_cls = rcls
+        cls.tool_parser_cls = tcls
+        cls.tokenizer = tokenizer
+
+    @classmethod
+    def with_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
+        """Return a new subclass configured independently of ``cls`` (one per served model)."""
+        name = f'{cls.__name__}[{reasoning_parser_name or "-"},{tool_parser_name or "-"}]'
+        configured = type(name, (cls,), {'__module__': cls.__module__, '__qualname__': name})
+        configured.set_parsers(reasoning_parser_name, tool_parser_name, tokenizer)
+        return configured
+
+    @classmethod
+    def chat_template_kwargs_from_request(cls, request):
+        from lmparse.request import chat_template_kwargs_from_request
+        return chat_template_kwargs_from_request(request)

@@ -1,0 +1,39 @@
+cdef enum:
+    PENDING_INDEX = -2
+    REJECTED_INDEX = -1
+
+# Hooks a Python subclass may override; built-in dialects skip Python dispatch otherwise.
+cdef enum:
+    HOOK_FEED = 1
+    HOOK_PAYLOAD = 2
+    HOOK_BEGIN_BLOCK = 4
+    HOOK_BEGIN_CALL = 8
+
+
+cdef int hook_overrides(type cls, tuple names) except -1
+cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag)
+
+
+cdef class ToolParser:
+    cdef public object _close_tag
+    cdef public object _active_tool_call_id
+    cdef public bint _name_emitted
+    cdef public object _allowed_tool_names
+    cdef public object _tool_schemas
+    cdef public Py_ssize_t _output_index
+    cdef public Py_ssize_t _next_output_index
+    cdef public list _pending_arguments
+    cdef public bint _payload_closed
+    cdef public bint block_closed
+    cdef tuple _close_prefixes
+    cdef bint _hold_all_close_prefixes
+    cdef int _hooks
+
+    cdef int begin_block_c(self) except -1
+    cdef int reset_call_c(self, object call_id) except -1
+    cdef int start_call(self, object call_id) except -1
+    cdef Py_ssize_t feed_c(self, str text, list deltas, bint final) except -1
+    cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1
+    cdef int emit_c(self, list deltas, object name, object arguments) except -1
+    cdef Py_ssize_t close_hold_end(self, str text, Py_ssize_t start)
+    cdef bint close_prefix_at(self, str text, Py_ssize_t pos)

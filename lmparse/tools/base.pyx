@@ -1,0 +1,365 @@
+"""ToolParser: the outer tool block, call identity, filtering and normalized deltas."""
+from cpython.object cimport PyTypeObject
+from cpython.unicode cimport PyUnicode_Find
+
+from lmparse.protocol cimport (
+    DeltaToolCall,
+    new_tool_arguments,
+    new_tool_delta,
+    new_tool_identity,
+)
+
+from lmparse.protocol import FunctionCall, ToolCall, random_call_id
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
+
+_TOOL_HOOK_NAMES = ('feed_tool_block', '_consume_stream_payload', 'begin_tool_block', '_begin_call')
+cdef dict _hook_cache = {}
+
+
+cdef int hook_overrides(type cls, tuple names) except -1:
+    """Bit i is set when hook ``names[i]`` is defined by a Python (heap) class.
+
+    Built-in dialects are static extension types, so their hooks are called
+    through the C vtable; only genuinely Python overrides pay Python dispatch.
+    """
+    key = (cls, names)
+    cached = _hook_cache.get(key)
+    if cached is not None:
+        return <int>cached
+    cdef int bits = 0
+    cdef int i
+    for i, name in enumerate(names):
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                if PyType_GetFlags(klass) & Py_TPFLAGS_HEAPTYPE:
+                    bits |= 1 << i
+                break
+    _hook_cache[key] = bits
+    return bits
+
+
+cdef inline bint _matches_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, str tag) noexcept:
+    # text[pos:n] == tag[:n - pos]
+    cdef int tkind = PyUnicode_KIND(tag)
+    cdef void *tdata = PyUnicode_DATA(tag)
+    cdef Py_ssize_t i
+    for i in range(n - pos):
+        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(tkind, tdata, i):
+            return False
+    return True
+
+
+cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag):
+    """Offset of the longest trailing proper prefix of ``tag`` in ``text[start:]``.
+
+    Returns ``len(text)`` when no suffix of the text could still grow into the tag.
+    """
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(tag)
+    cdef Py_ssize_t p = n - m + 1
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 first
+    if m == 0:
+        return n
+    first = PyUnicode_READ(PyUnicode_KIND(tag), PyUnicode_DATA(tag), 0)
+    if p < start:
+        p = start
+    while p < n:
+        if PyUnicode_READ(kind, data, p) == first and _matches_at(kind, data, p, n, tag):
+            return p
+        p += 1
+    return n
+
+
+def _tool_openai_dict(tool) -> dict:
+    if hasattr(tool, 'model_dump'):
+        return tool.model_dump(mode='json')
+    if isinstance(tool, dict):
+        if 'function' in tool:
+            return tool
+        return {'type': 'function', 'function': tool}
+    raise TypeError(f'unsupported tool definition: {type(tool).__name__}')
+
+
+cdef class ToolParser:
+    """Base class for model-specific tool-call extractors.
+
+    Every accepted call emits its identity (id, type, name) before any
+    argument fragment; arguments seen earlier are held and released in order.
+    ``_payload_closed`` means the dialect's inner payload ended;
+    ``block_closed`` means the whole outer block was consumed (or the final
+    chunk forced it closed).
+    """
+
+    structural_tag_model = None
+    reasoning_structural_tag_model = None
+    # None: hold back every proper prefix of the close tag (right for any
+    # chunking). A tuple: only these token-aligned prefixes, longest first.
+    tool_close_prefixes = None
+
+    def __cinit__(self, *args, **kwargs):
+        cls = type(self)
+        self._close_tag = None
+        self._active_tool_call_id = ''
+        self._name_emitted = False
+        self._allowed_tool_names = None
+        self._tool_schemas = None
+        self._output_index = PENDING_INDEX
+        self._next_output_index = 0
+        self._pending_arguments = []
+        self._payload_closed = False
+        self.block_closed = False
+        prefixes = cls.tool_close_prefixes
+        if prefixes is None:
+            self._hold_all_close_prefixes = True
+            self._close_prefixes = ()
+        else:
+            self._hold_all_close_prefixes = False
+            self._close_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
+        self._hooks = hook_overrides(cls, _TOOL_HOOK_NAMES)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ---- request --------------------------------------------------------
+
+    def adjust_request(self, request):
+        """Dump tools for the chat template and record the allowed names."""
+        from lmparse.request import allowed_tool_names, as_request, dump_tools, tool_parameter_schemas
+
+        request = dump_tools(as_request(request))
+        self._allowed_tool_names = allowed_tool_names(request)
+        self._tool_schemas = tool_parameter_schemas(request)
+        return request
+
+    @classmethod
+    def build_required_response_format(cls, tools, *, reasoning):
+        """XGrammar structural tag forcing at least one tool call."""
+        model = cls.structural_tag_model
+        if reasoning and cls.reasoning_structural_tag_model is not None:
+            model = cls.reasoning_structural_tag_model
+        if model is None:
+            raise ValueError(f'Tool parser {cls.__name__!r} does not support `tool_choice="required"`.')
+        try:
+            import xgrammar as xgr
+        except ImportError as err:
+            raise ImportError('`tool_choice="required"` needs xgrammar: pip install "lmparse[structural-tags]"') from err
+        return xgr.get_model_structural_tag(
+            model, [_tool_openai_dict(t) for t in tools or ()], tool_choice='required', reasoning=reasoning,
+        ).model_dump(mode='json')
+
+    @staticmethod
+    def _get_allowed_tool_names(request):
+        from lmparse.request import allowed_tool_names
+        return allowed_tool_names(request)
+
+    # ---- tags -----------------------------------------------------------
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        raise NotImplementedError(f'{cls.__name__}.get_tool_open_tag has not been implemented')
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        raise NotImplementedError(f'{cls.__name__}.get_tool_close_tag has not been implemented')
+
+    # ---- block and call lifecycle ---------------------------------------
+
+    def begin_tool_block(self):
+        """Start one outer block right after its open tag."""
+        self.begin_block_c()
+
+    cdef int begin_block_c(self) except -1:
+        self._close_tag = self.get_tool_close_tag()
+        self._payload_closed = False
+        self.block_closed = False
+        return 0
+
+    def _begin_call(self, call_id=None):
+        """Reset per-call state; ``call_id`` is the model's own id when it has one."""
+        self.reset_call_c(call_id)
+
+    cdef int reset_call_c(self, object call_id) except -1:
+        self._active_tool_call_id = call_id if call_id is not None else random_call_id('chatcmpl-tool-')
+        self._name_emitted = False
+        self._output_index = PENDING_INDEX
+        self._pending_arguments.clear()
+        return 0
+
+    cdef int start_call(self, object call_id) except -1:
+        if self._hooks & HOOK_BEGIN_CALL:
+            self._begin_call(call_id)
+        else:
+            self.reset_call_c(call_id)
+        return 0
+
+    def _close_tool_block(self):
+        self.block_closed = True
+        self._pending_arguments.clear()
+
+    # ---- feeding ----------------------------------------------------------
+
+    def feed_tool_block(self, str text not None, list deltas not None, *, bint final=False):
+        """Consume a prefix of an open block; return how many leading chars to drop.
+
+        ``text`` starts right after the open tag (or after what an earlier
+        call consumed) and may run past the close tag into ordinary content.
+        """
+        return self.feed_c(text, deltas, final)
+
+    cdef Py_ssize_t feed_c(self, str text, list deltas, bint final) except -1:
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        cdef Py_ssize_t consumed = 0, at
+        if self.block_closed:
+            return 0
+        if not self._payload_closed:
+            if self._hooks & HOOK_PAYLOAD:
+                result = self._consume_stream_payload(text, deltas, final=final)
+                if not isinstance(result, int) or not 0 <= result <= size:
+                    raise ValueError(
+                        f'{type(self).__name__}._consume_stream_payload returned {result!r}; '
+                        f'expected an int in [0, {size}]')
+                consumed = result
+            else:
+                consumed = self.consume_c(text, deltas, final)
+        if self._payload_closed:
+            close_tag = self._close_tag
+            if close_tag is None:
+                self._close_tool_block()
+                return consumed
+            at = PyUnicode_Find(text, close_tag, consumed, size, 1)
+            if at >= 0:
+                self._close_tool_block()
+                return at + PyUnicode_GET_LENGTH(close_tag)
+            if final:
+                self._close_tool_block()
+                return size
+            return self.close_hold_end(text, consumed)
+        if final:
+            self._close_tool_block()
+            return size
+        return consumed
+
+    def _consume_stream_payload(self, str text not None, list deltas not None, *, bint final=False):
+        """Consume the dialect's inner payload (never the outer close tag)."""
+        return self.consume_c(text, deltas, final)
+
+    cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
+        raise NotImplementedError(f'{type(self).__name__}._consume_stream_payload has not been implemented')
+
+    # ---- close-tag prefixes -----------------------------------------------
+
+    cdef Py_ssize_t close_hold_end(self, str text, Py_ssize_t start):
+        """End of the consumable prefix before a possible partial close tag."""
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        close_tag = self._close_tag
+        if close_tag is None:
+            return size
+        if self._hold_all_close_prefixes:
+            return tag_prefix_hold(text, start, <str>close_tag)
+        for prefix in self._close_prefixes:
+            if text.endswith(prefix, start):
+                return size - PyUnicode_GET_LENGTH(prefix)
+        return size
+
+    cdef bint close_prefix_at(self, str text, Py_ssize_t pos):
+        """Whether ``text[pos:]`` is a proper prefix of the close tag that may still complete."""
+        close_tag = self._close_tag
+        if close_tag is None:
+            return False
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        if size - pos >= PyUnicode_GET_LENGTH(close_tag) or pos >= size:
+            return False
+        if self._hold_all_close_prefixes:
+            return _matches_at(PyUnicode_KIND(text), PyUnicode_DATA(text), pos, size, <str>close_tag)
+        for prefix in self._close_prefixes:
+            if PyUnicode_GET_LENGTH(prefix) == size - pos and text.endswith(prefix, pos):
+                return True
+        return False
+
+    @staticmethod
+    def _stable_prefix_end(str text not None, tuple marker_prefixes not None, Py_ssize_t start=0):
+        """End of ``text`` minus the longest listed marker prefix it ends with."""
+        for prefix in marker_prefixes:
+            if text.endswith(prefix, start):
+                return len(text) - len(prefix)
+        return len(text)
+
+    # ---- output -------------------------------------------------------------
+
+    def _emit_delta(self, list deltas not None, *, name=None, arguments=None):
+        """Emit one fragment under the identity-first contract."""
+        self.emit_c(deltas, name, arguments)
+
+    cdef int emit_c(self, list deltas, object name, object arguments) except -1:
+        cdef Py_ssize_t index = self._output_index
+        if name is None and arguments is None:
+            return 0
+        if index == REJECTED_INDEX:
+            return 0
+        if index == PENDING_INDEX:
+            if name is None:
+                # No identity yet: keep fragments separate to keep their order.
+                self._pending_arguments.append(arguments)
+                return 0
+            allowed = self._allowed_tool_names
+            if allowed is not None and name not in allowed:
+                self._pending_arguments.clear()
+                self._output_index = REJECTED_INDEX
+                return 0
+            index = self._next_output_index
+            self._next_output_index = index + 1
+            self._output_index = index
+            deltas.append(new_tool_identity(index, self._active_tool_call_id, name))
+            for pending in self._pending_arguments:
+                deltas.append(new_tool_arguments(index, pending))
+            self._pending_arguments.clear()
+            if arguments is not None:
+                deltas.append(new_tool_arguments(index, arguments))
+            return 0
+        if name is None:
+            deltas.append(new_tool_arguments(index, arguments))
+        else:
+            deltas.append(new_tool_delta(index, name, arguments))
+        return 0
+
+    @staticmethod
+    def build_tool_calls(deltas):
+        """Group ordered deltas by index into complete calls (first id and name win)."""
+        order = []
+        parts = {}
+        for delta in deltas:
+            index = delta.index
+            entry = parts.get(index)
+            if entry is None:
+                entry = [None, None, []]
+                parts[index] = entry
+                order.append(index)
+            if delta.id is not None and entry[0] is None:
+                entry[0] = delta.id
+            function = delta.function
+            if function is None:
+                continue
+            if function.name is not None and entry[1] is None:
+                entry[1] = function.name
+            if function.arguments is not None:
+                entry[2].append(function.arguments)
+        calls = []
+        for index in order:
+            call_id, name, arguments = parts[index]
+            if name is None:
+                continue
+            function = FunctionCall(name=name, arguments=''.join(arguments))
+            if call_id is None:
+                calls.append(ToolCall(function=function))
+            else:
+                calls.append(ToolCall(id=call_id, function=function))
+        return calls

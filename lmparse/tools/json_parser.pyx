@@ -1,0 +1,311 @@
+"""Incremental JSON tool-call envelopes: ``{"name": ..., "arguments": ...}``.
+
+Phases: start -{-> key -> colon -> value -> (arguments | skip | name) ->
+after -,-> key; ``}`` or the outer close tag ends the payload. The argument
+value's source text is forwarded as soon as it is lexically stable.
+"""
+import json
+
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+
+from lmparse.tools.base cimport ToolParser
+from lmparse.tools.json_scanner cimport JsonValueScanner
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+cdef enum:
+    P_START = 0
+    P_KEY = 1
+    P_COLON = 2
+    P_VALUE = 3
+    P_ARGS = 4
+    P_SKIP = 5
+    P_AFTER = 6
+
+_PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value')
+
+
+cdef inline bint _json_ws(Py_UCS4 ch) noexcept:
+    return ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'
+
+
+cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
+    raw = PyUnicode_Substring(text, open_pos + 1, end - 1)
+    if PyUnicode_FindChar(raw, u'\\', 0, PyUnicode_GET_LENGTH(raw), 1) < 0:
+        return raw
+    try:
+        value = json.loads(PyUnicode_Substring(text, open_pos, end))
+    except ValueError:
+        return raw
+    return value if isinstance(value, str) else str(value)
+
+
+cdef class JsonToolParser(ToolParser):
+    """Tool parser for one JSON envelope per outer block.
+
+    Subclasses set ``name_field`` / ``argument_field`` and the outer tags.
+    """
+
+    name_field = 'name'
+    argument_field = 'arguments'
+
+    def __cinit__(self, *args, **kwargs):
+        cls = type(self)
+        self._name_field = cls.name_field
+        self._argument_field = cls.argument_field
+        self._value_scanner = JsonValueScanner()
+        self._phase = P_START
+        self._json_key = None
+        self._arguments_seen = False
+        self._str_resume = 0
+        self._str_escape = False
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return None
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return None
+
+    @property
+    def _phase_name(self):
+        return _PHASE_NAMES[self._phase]
+
+    cdef int begin_block_c(self) except -1:
+        ToolParser.begin_block_c(self)
+        self.start_call(None)
+        self._phase = P_START
+        self._json_key = None
+        self._arguments_seen = False
+        self._value_scanner.reset_c()
+        self._str_resume = 0
+        self._str_escape = False
+        return 0
+
+    cdef int finish_envelope(self, list deltas) except -1:
+        if not self._arguments_seen:
+            self.emit_c(deltas, None, '{}')
+        self._payload_closed = True
+        return 0
+
+    cdef Py_ssize_t string_end(self, str text, Py_ssize_t open_pos, Py_ssize_t size):
+        """End offset (after the closing quote) of the string opened at ``open_pos``, or -1.
+
+        Progress is remembered across chunks: the caller keeps the string's
+        opening quote at the same offset until the string completes.
+        """
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t pos = open_pos + 1 + self._str_resume
+        cdef Py_ssize_t quote, slash
+        if self._str_escape:
+            if pos >= size:
+                return -1
+            self._str_escape = False
+            pos += 1
+        while True:
+            quote = PyUnicode_FindChar(text, u'"', pos, size, 1) if pos < size else -1
+            if quote < 0:
+                slash = size
+                while slash > pos and PyUnicode_READ(kind, data, slash - 1) == u'\\':
+                    slash -= 1
+                self._str_escape = (size - slash) & 1
+                self._str_resume = size - open_pos - 1
+                return -1
+            slash = quote
+            while slash > pos and PyUnicode_READ(kind, data, slash - 1) == u'\\':
+                slash -= 1
+            pos = quote + 1
+            if not ((quote - slash) & 1):
+                self._str_resume = 0
+                self._str_escape = False
+                return pos
+
+    cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
+        cdef Py_ssize_t begin = pos
+        cdef bint emit = self._phase == P_ARGS
+        pos = self.scan_value_span(text, pos, size, final)
+        # The scanned span is contiguous source text: forward it as one fragment.
+        if emit and pos > begin:
+            self.emit_c(deltas, None, PyUnicode_Substring(text, begin, pos))
+        if self._scan_hit_close:
+            self._scan_hit_close = False
+            self.finish_envelope(deltas)
+        return pos
+
+    cdef Py_ssize_t scan_value_span(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        cdef JsonValueScanner scanner = self._value_scanner
+        cdef Py_ssize_t limit, marker
+        close_tag = self._close_tag
+        while True:
+            if scanner._in_string:
+                # Close tags inside strings are data: scan to the string's end.
+                pos = scanner.feed_c(text, pos, size, True)
+                if scanner.complete:
+                    self._json_key = None
+                    self._phase = P_AFTER
+                    return pos
+                if pos >= size:
+                    return pos
+                continue
+            marker = PyUnicode_Find(text, close_tag, pos, size, 1) if close_tag is not None else -1
+            if marker >= 0:
+                limit = marker
+            elif final:
+                limit = size
+            else:
+                limit = self.close_hold_end(text, pos)
+            pos = scanner.feed_c(text, pos, limit, False)
+            if scanner.complete:
+                self._json_key = None
+                self._phase = P_AFTER
+                return pos
+            if scanner._in_string:
+                continue
+            if marker >= 0 and pos == marker:
+                # The outer block closed before the value did.
+                scanner.finish_c()
+                self._scan_hit_close = True
+            return pos
+
+    cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        cdef Py_ssize_t pos = 0, end
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_UCS4 ch, close_first = 0
+        cdef int phase
+        close_tag = self._close_tag
+        if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
+            close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
+        while pos < size and not self._payload_closed:
+            phase = self._phase
+            if phase == P_ARGS or phase == P_SKIP:
+                pos = self.scan_value(text, pos, size, deltas, final)
+                if self._phase == phase and not self._payload_closed:
+                    break
+                continue
+            ch = PyUnicode_READ(kind, data, pos)
+            while _json_ws(ch) or (phase == P_KEY and ch == u','):
+                pos += 1
+                if pos == size:
+                    break
+                ch = PyUnicode_READ(kind, data, pos)
+            if pos == size:
+                break
+            if close_first and ch == close_first:
+                if text.startswith(close_tag, pos):
+                    self.finish_envelope(deltas)
+                    break
+                if not final and self.close_prefix_at(text, pos):
+                    break
+            if phase == P_START:
+                if ch == u'{':
+                    self._phase = P_KEY
+                pos += 1  # anything before the envelope's brace is skipped
+            elif phase == P_KEY:
+                if ch == u'}':
+                    pos += 1
+                    self.finish_envelope(deltas)
+                elif ch == u'"':
+                    end = self.string_end(text, pos, size)
+                    if end < 0:
+                        break
+                    self._json_key = _decode_string(text, pos, end)
+                    pos = end
+                    self._phase = P_COLON
+                else:
+                    pos += 1
+            elif phase == P_COLON:
+                if ch == u':':
+                    self._phase = P_VALUE
+                pos += 1
+            elif phase == P_VALUE:
+                key = self._json_key
+                if ch == u'"' and key == self._name_field:
+                    end = self.string_end(text, pos, size)
+                    if end < 0:
+                        break
+                    name = _decode_string(text, pos, end)
+                    if not self._name_emitted:
+                        self.emit_c(deltas, name, None)
+                        self._name_emitted = True
+                    pos = end
+                    self._json_key = None
+                    self._phase = P_AFTER
+                else:
+                    self._value_scanner.reset_c()
+                    if key == self._argument_field:
+                        self._arguments_seen = True
+                        self._phase = P_ARGS
+                    else:
+                        self._phase = P_SKIP
+            else:  # P_AFTER
+                if ch == u',':
+                    self._phase = P_KEY
+                    pos += 1
+                elif ch == u'}':
+                    pos += 1
+                    self.finish_envelope(deltas)
+                else:
+                    pos += 1
+        if final and not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
+            self._value_scanner.finish_c()
+        return pos
+
+
+cdef class Qwen3ToolParser(JsonToolParser):
+    """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
+
+    structural_tag_model = 'qwen_3'
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return '<tool_call>'
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return '</tool_call>'
+
+
+cdef class Internlm2ToolParser(JsonToolParser):
+    """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
+
+    argument_field = 'parameters'
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return '<|action_start|><|plugin|>'
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return '<|action_end|>'
+
+    def adjust_request(self, request):
+        # The action markers are special tokens: keep them in the decoded text.
+        from lmparse.request import as_request, get_field, tool_choice_kind, update_request
+
+        request = as_request(request)
+        updates = {'spaces_between_special_tokens': False}
+        if get_field(request, 'tools') and tool_choice_kind(request) != 'none':
+            updates['skip_special_tokens'] = False
+        return super().adjust_request(update_request(request, **updates))
+
+
+cdef class Llama3JsonToolParser(JsonToolParser):
+    """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""
+
+    argument_field = 'parameters'
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return '<|python_tag|>'
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return None

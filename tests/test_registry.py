@@ -1,0 +1,240 @@
+"""Tests for lmparse.registry and lmparse.reasoning."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from lmparse import registry as registry_mod
+from lmparse.reasoning import LEGACY_REASONING_PARSER_NAMES as REEXPORTED_LEGACY
+from lmparse.reasoning import ReasoningParser
+from lmparse.registry import (
+    LEGACY_REASONING_PARSER_NAMES,
+    ReasoningParserManager,
+    Registry,
+    ResponseParserManager,
+    ToolParserManager,
+    UnknownParserError,
+    validate_parser_names,
+)
+
+# ---------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------
+
+
+class A:
+    pass
+
+
+class B:
+    pass
+
+
+def test_register_as_decorator_and_call() -> None:
+    reg = Registry('tool_parser')
+
+    @reg.register_module('a')
+    class Decorated:
+        pass
+
+    assert reg.register_module(['b', 'c'])(A) is A
+    assert reg.register_module('d', module=B) is B
+    assert reg.register_module(module=A) is A  # name from __name__
+    assert reg.register_module(('e',))(B) is B
+
+    assert reg.module_dict == {'a': Decorated, 'b': A, 'c': A, 'd': B, 'A': A, 'e': B}
+    assert list(reg.module_dict) == ['a', 'b', 'c', 'd', 'A', 'e']
+    assert list(reg) == ['a', 'b', 'c', 'd', 'A', 'e']
+    assert reg.names() == ['A', 'a', 'b', 'c', 'd', 'e']
+    assert len(reg) == 6
+    assert 'b' in reg and 'zz' not in reg and ['unhashable'] not in reg
+    assert reg.get('c') is A
+    assert repr(reg) == "Registry(name='tool_parser', items=['a', 'b', 'c', 'd', 'A', 'e'])"
+
+
+def test_register_decorator_without_name() -> None:
+    reg = Registry('x')
+
+    @reg.register_module()
+    class Named:
+        pass
+
+    assert reg.get('Named') is Named
+
+
+def test_reregister_rules() -> None:
+    reg = Registry('reasoning_parser')
+    reg.register_module('a', module=A)
+    reg.register_module('a', module=A)  # same class: no-op
+    assert reg.module_dict == {'a': A}
+
+    with pytest.raises(KeyError, match="'a' is already registered in the reasoning_parser registry"):
+        reg.register_module('a', module=B)
+    assert reg.get('a') is A
+
+    # A failing list registration leaves nothing half-registered.
+    with pytest.raises(KeyError):
+        reg.register_module(['new', 'a'], module=B)
+    assert 'new' not in reg
+
+    assert reg.register_module('a', force=True, module=B) is B
+    assert reg.get('a') is B
+    assert reg.register_module(['a', 'b'], force=True)(A) is A
+    assert reg.module_dict == {'a': A, 'b': A}
+
+
+@pytest.mark.parametrize('name', [3, ['a', 1], {'a'}])
+def test_register_bad_name(name: object) -> None:
+    reg = Registry('x')
+    with pytest.raises(TypeError, match='name must be None, a str or a list/tuple of str'):
+        reg.register_module(name, module=A)  # type: ignore[arg-type]
+    assert len(reg) == 0
+
+
+def test_register_bad_module() -> None:
+    with pytest.raises(TypeError, match='module must be a class or callable, got int'):
+        Registry('x').register_module('a', module=3)
+
+
+def test_unknown_parser_error() -> None:
+    reg = Registry('tool_parser')
+    reg.register_module('qwen3', module=A)
+    reg.register_module('internlm', module=B)
+    with pytest.raises(UnknownParserError) as info:
+        reg.get('nope')
+    err = info.value
+    assert isinstance(err, KeyError)
+    assert isinstance(err, ValueError)
+    assert str(err) == "The tool parser 'nope' is not in the parser list: ['internlm', 'qwen3']"
+    assert err.name == 'nope'
+    assert err.registry == 'tool_parser'
+    assert err.known == ['internlm', 'qwen3']
+    # Callers catching either base class see it.
+    with pytest.raises(KeyError):
+        reg.get('nope')
+    with pytest.raises(ValueError):
+        reg.get(None)  # type: ignore[arg-type]
+    with pytest.raises(UnknownParserError):
+        reg.get(['x'])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# Managers and validate_parser_names
+# ---------------------------------------------------------------------------
+
+
+def test_managers() -> None:
+    assert ResponseParserManager.name == 'response_parser'
+    assert ReasoningParserManager.name == 'reasoning_parser'
+    assert ToolParserManager.name == 'tool_parser'
+    assert ReasoningParserManager.get('default') is ReasoningParser
+    assert LEGACY_REASONING_PARSER_NAMES == ('qwen-qwq', 'intern-s1', 'deepseek-r1')
+    assert REEXPORTED_LEGACY is LEGACY_REASONING_PARSER_NAMES
+
+
+def test_validate_parser_names_none() -> None:
+    assert validate_parser_names() == (None, None)
+    assert validate_parser_names('default') == ('default', None)
+
+
+@pytest.mark.parametrize('legacy', ['qwen-qwq', 'intern-s1', 'deepseek-r1'])
+def test_validate_parser_names_legacy(legacy: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger='lmparse'):
+        assert validate_parser_names(legacy) == ('default', None)
+    messages = [r.getMessage() for r in caplog.records if r.name == 'lmparse']
+    assert messages == [f"The reasoning parser '{legacy}' is deprecated; "
+                        "using the 'default' reasoning parser instead."]
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='lmparse'):
+        assert validate_parser_names(legacy, warn_legacy=False) == ('default', None)
+    assert [r for r in caplog.records if r.name == 'lmparse'] == []
+
+
+def test_validate_parser_names_unknown() -> None:
+    known = ReasoningParserManager.names()
+    assert 'default' in known
+    with pytest.raises(ValueError) as info:
+        validate_parser_names('nope')
+    assert isinstance(info.value, UnknownParserError)
+    assert str(info.value) == f"The reasoning parser 'nope' is not in the parser list: {known}"
+
+    with pytest.raises(ValueError) as info:
+        validate_parser_names(None, '__no_such_tool_parser__')
+    assert str(info.value).startswith("The tool parser '__no_such_tool_parser__' is not in the parser list: [")
+
+
+def test_validate_parser_names_known_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(ToolParserManager.module_dict, '__test_tool__', A)
+    assert validate_parser_names('deepseek-r1', '__test_tool__', warn_legacy=False) == ('default', '__test_tool__')
+
+
+def test_validate_parser_names_survives_missing_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == 'lmparse.tools':
+            raise ImportError('simulated: tool parsers not built')
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, '__import__', fake_import)
+    assert validate_parser_names('default') == ('default', None)
+    assert registry_mod.ReasoningParserManager is ReasoningParserManager
+
+
+# ---------------------------------------------------------------------------
+# ReasoningParser
+# ---------------------------------------------------------------------------
+
+
+class FakeTokenizer:
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self._vocab = vocab
+
+    def get_vocab(self) -> dict[str, int]:
+        return self._vocab
+
+
+def test_reasoning_parser_descriptor() -> None:
+    parser = ReasoningParser(enable_thinking=False, foo=1)
+    assert parser.kwargs == {'enable_thinking': False, 'foo': 1}
+    assert ReasoningParser().kwargs == {}
+    assert ReasoningParser.get_reasoning_open_tag() == '<think>'
+    assert ReasoningParser.get_reasoning_close_tag() == '</think>'
+    assert parser.starts_in_reasoning_mode() is True
+
+
+def test_reasoning_validate_tokenizer() -> None:
+    ReasoningParser.validate_tokenizer(FakeTokenizer({'<think>': 5, '</think>': 6, 'a': 1}))
+    with pytest.raises(RuntimeError) as info:
+        ReasoningParser.validate_tokenizer(FakeTokenizer({'<think>': 5}))
+    assert str(info.value) == ("ReasoningParser reasoning parser: reasoning tag(s) ['</think>'] "
+                               "not found in the tokenizer vocabulary")
+    with pytest.raises(RuntimeError, match=r"\['<think>', '</think>'\]"):
+        ReasoningParser.validate_tokenizer(FakeTokenizer({}))
+
+
+def test_reasoning_token_ids() -> None:
+    assert ReasoningParser.token_ids(FakeTokenizer({'<think>': 5, '</think>': 6})) == (5, 6)
+    assert ReasoningParser.token_ids(FakeTokenizer({'</think>': 0})) == (None, 0)
+    assert ReasoningParser.token_ids(FakeTokenizer({})) == (None, None)
+
+
+def test_subclass_overrides_tags() -> None:
+    class Custom(ReasoningParser):
+        @classmethod
+        def get_reasoning_open_tag(cls) -> str:
+            return '<seed:think>'
+
+        @classmethod
+        def get_reasoning_close_tag(cls) -> str:
+            return '</seed:think>'
+
+    tok = FakeTokenizer({'<seed:think>': 1, '</seed:think>': 2})
+    Custom.validate_tokenizer(tok)
+    assert Custom.token_ids(tok) == (1, 2)
+    with pytest.raises(RuntimeError, match="^Custom reasoning parser"):
+        Custom.validate_tokenizer(FakeTokenizer({'<think>': 1, '</think>': 2}))
