@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -89,14 +90,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         with open(args.tools, encoding='utf-8') as f:
             request['tools'] = json.load(f)
     message = replay(text, request, reasoning_parser=args.reasoning_parser, tool_parser=args.tool_parser,
-                     chunk_size=args.chunk_size, out=sys.stdout if args.deltas else _Null(), as_json=True)
+                     chunk_size=args.chunk_size, out=sys.stdout if args.deltas else io.StringIO(), as_json=True)
     sys.stdout.write(json.dumps(message, ensure_ascii=False, indent=2) + '\n')
     return 0
-
-
-class _Null:
-    def write(self, _: str) -> int:
-        return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,6 +2,8 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
+from typing_extensions import disjoint_base
+
 __all__ = [
     "DeltaFunctionCall",
     "DeltaToolCall",
@@ -40,6 +42,7 @@ class _ToolCallLike(Protocol):
 def random_call_id(prefix: str = "") -> str:
     """``prefix`` followed by 22 random characters from ``ID_ALPHABET``."""
 
+@disjoint_base
 class DeltaFunctionCall:
     model_fields: ClassVar[tuple[str, ...]]
     __match_args__: ClassVar[tuple[str, str]]
@@ -54,6 +57,7 @@ class DeltaFunctionCall:
     def __eq__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+@disjoint_base
 class DeltaToolCall:
     model_fields: ClassVar[tuple[str, ...]]
     __match_args__: ClassVar[tuple[str, str, str, str]]
@@ -76,6 +80,7 @@ class DeltaToolCall:
     def __eq__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+@disjoint_base
 class DeltaMessage:
     model_fields: ClassVar[tuple[str, ...]]
     __match_args__: ClassVar[tuple[str, str, str, str]]
@@ -98,6 +103,7 @@ class DeltaMessage:
     def __eq__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+@disjoint_base
 class FunctionCall:
     model_fields: ClassVar[tuple[str, ...]]
     __match_args__: ClassVar[tuple[str, str]]
@@ -112,6 +118,7 @@ class FunctionCall:
     def __eq__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+@disjoint_base
 class ToolCall:
     model_fields: ClassVar[tuple[str, ...]]
     __match_args__: ClassVar[tuple[str, str, str]]

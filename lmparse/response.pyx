@@ -19,6 +19,8 @@ cdef extern from "Python.h":
 
 logger = logging.getLogger('lmparse')
 
+__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser']
+
 cdef enum:
     M_PLAIN = 0
     M_REASONING = 1

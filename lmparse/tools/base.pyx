@@ -20,6 +20,8 @@ cdef extern from "Python.h":
     unsigned long Py_TPFLAGS_HEAPTYPE
 
 _TOOL_HOOK_NAMES = ('feed_tool_block', '_consume_stream_payload', 'begin_tool_block', '_begin_call')
+
+__all__ = ['ToolParser']
 cdef dict _hook_cache = {}
 
 

@@ -28,6 +28,8 @@ cdef enum:
 
 _PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value')
 
+__all__ = ['JsonToolParser', 'Qwen3ToolParser', 'Internlm2ToolParser', 'Llama3JsonToolParser']
+
 
 cdef inline bint _json_ws(Py_UCS4 ch) noexcept:
     return ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'

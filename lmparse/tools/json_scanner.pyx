@@ -6,6 +6,8 @@ decoding, so callers forward the source text byte for byte.
 from cpython.unicode cimport PyUnicode_FindChar
 from libc.string cimport memchr
 
+__all__ = ['JsonValueScanner']
+
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
