@@ -92,3 +92,127 @@ def check_identity_first(deltas: Sequence[Any]) -> None:
             seen.append(d.index)
         else:
             assert d.id is None, f'id repeated on later delta: {d!r}'
+
+
+# ---- additions for the dialect / router suites ---------------------------------
+
+
+def split_at(text: str, cuts: Iterable[int]) -> list[str]:
+    """Chunks of ``text`` cut at the given offsets (deduplicated, sorted, 0 < cut < len)."""
+    points = sorted({c for c in cuts if 0 < c < len(text)})
+    bounds = [0, *points, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])] or ['']
+
+
+def stream_flagged(parser: Any, chunks: Sequence[Any], flush: bool = False) -> list[tuple[Any, bool]]:
+    """Feed chunks and return every ``(DeltaMessage, tool_emitted)`` in order.
+
+    A chunk is a str or a ``(text, token_ids)`` pair. The last chunk is final,
+    unless ``flush`` is set: then every chunk is non-final and an empty final
+    chunk follows (the shape of an engine's last, text-less step).
+    """
+    out: list[tuple[Any, bool]] = []
+    for i, chunk in enumerate(chunks):
+        text, ids = (chunk, []) if isinstance(chunk, str) else chunk
+        out.extend(parser.stream_chunk(text, ids, final=not flush and i == len(chunks) - 1))
+    if flush:
+        out.extend(parser.stream_chunk('', [], final=True))
+    return out
+
+
+def check_messages(flagged: Sequence[tuple[Any, bool]]) -> None:
+    """Each streamed message carries exactly one non-empty channel; the flag marks tool deltas."""
+    for message, emitted in flagged:
+        channels = [name for name in ('content', 'reasoning_content', 'tool_calls')
+                    if getattr(message, name) is not None]
+        assert len(channels) == 1, f'message mixes channels {channels}: {message!r}'
+        assert getattr(message, channels[0]), f'empty {channels[0]} fragment: {message!r}'
+        assert message.role == 'assistant', message
+        assert emitted is (channels[0] == 'tool_calls'), f'tool_emitted={emitted} for {message!r}'
+
+
+def reconstruct(parser: Any, flagged: Sequence[tuple[Any, bool]]) -> Reconstruction:
+    """Rebuild content, reasoning and calls from ``stream_flagged`` output."""
+    messages = [m for m, _ in flagged]
+    content = ''.join(m.content or '' for m in messages)
+    reasoning = ''.join(m.reasoning_content or '' for m in messages)
+    deltas = [d for m in messages for d in (m.tool_calls or [])]
+    check_identity_first(deltas)
+    calls = calls_of(parser.tool_parser.build_tool_calls(deltas)) if parser.tool_parser is not None else []
+    return Reconstruction(content or None, reasoning or None, calls, messages)
+
+
+def tool_deltas(flagged: Sequence[tuple[Any, bool]]) -> list[Any]:
+    return [d for m, _ in flagged for d in (m.tool_calls or [])]
+
+
+def token_chunks(tokenizer: Any, text: str) -> list[tuple[str, list[int]]]:
+    """Token-by-token engine chunks: ``(new text, [token ids])``.
+
+    The text of a step is the growth of the decoded prefix, so multi-byte
+    characters split over tokens arrive whole; a token whose prefix decodes
+    to a partial character yields an empty-text step that carries its id.
+    """
+    ids = tokenizer.encode(text)
+    chunks: list[tuple[str, list[int]]] = []
+    shown = ''
+    for i in range(1, len(ids) + 1):
+        decoded = tokenizer.decode(ids[:i])
+        if decoded.endswith('\ufffd') and i < len(ids):
+            chunks.append(('', [ids[i - 1]]))
+            continue
+        assert decoded.startswith(shown), (shown, decoded)
+        chunks.append((decoded[len(shown):], [ids[i - 1]]))
+        shown = decoded
+    assert shown == text, 'tokenizer does not round-trip this text'
+    return chunks
+
+
+# ---- requests and a vocabulary-only tokenizer ------------------------------------
+
+# Function tools offered by default in test requests.
+DEFAULT_TOOL_NAMES = ('get_weather', 'get_time', 'search')
+
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    'get_weather': {
+        'type': 'object',
+        'properties': {'city': {'type': 'string'}, 'unit': {'type': 'string', 'enum': ['celsius', 'fahrenheit']}},
+        'required': ['city'],
+    },
+    'get_time': {'type': 'object', 'properties': {}},
+    'search': {'type': 'object', 'properties': {'query': {'type': 'string'}, 'limit': {'type': 'integer'}}},
+}
+
+
+def tool(name: str) -> dict[str, Any]:
+    """One OpenAI function tool."""
+    return {
+        'type': 'function',
+        'function': {
+            'name': name,
+            'description': f'The {name} tool.',
+            'parameters': _SCHEMAS.get(name, {'type': 'object', 'properties': {}}),
+        },
+    }
+
+
+def make_request(tool_names: Any = DEFAULT_TOOL_NAMES, **fields: Any) -> dict[str, Any]:
+    """A plain-dict chat request; ``tool_names=None`` sends no tools."""
+    request: dict[str, Any] = {
+        'model': 'test-model',
+        'messages': [{'role': 'user', 'content': 'What is the weather in Beijing?'}],
+    }
+    if tool_names is not None:
+        request['tools'] = [tool(n) for n in tool_names]
+    request.update(fields)
+    return request
+
+
+class FakeTokenizer:
+    """Just enough tokenizer for reasoning-token accounting: a vocabulary."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self._vocab = dict(vocab)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
