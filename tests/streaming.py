@@ -64,16 +64,10 @@ def calls_of(tool_calls: Any) -> list[tuple[str, str]]:
 
 def stream(parser: Any, chunks: Sequence[str]) -> Reconstruction:
     """Feed chunks (the last with final=True) and rebuild content, reasoning and calls."""
-    messages = []
+    flagged = []
     for i, chunk in enumerate(chunks):
-        for message, _ in parser.stream_chunk(chunk, [], final=i == len(chunks) - 1):
-            messages.append(message)
-    content = ''.join(m.content or '' for m in messages)
-    reasoning = ''.join(m.reasoning_content or '' for m in messages)
-    deltas = [d for m in messages for d in (m.tool_calls or [])]
-    check_identity_first(deltas)
-    calls = calls_of(parser.tool_parser.build_tool_calls(deltas)) if parser.tool_parser is not None else []
-    return Reconstruction(content or None, reasoning or None, calls, messages)
+        flagged.extend(parser.stream_chunk(chunk, [], final=i == len(chunks) - 1))
+    return reconstruct(parser, flagged)
 
 
 def complete(parser: Any, text: str) -> Reconstruction:
