@@ -1,0 +1,48 @@
+from lmparse.tools.base cimport ToolParser
+
+
+cdef class XmlToolParser(ToolParser):
+    # parse state: owned by the driver only
+    cdef int _phase
+    cdef public object _func_name
+    cdef public object _arg_name
+    cdef object _call_props
+    cdef object _arg_types
+    cdef int _mode
+    cdef str _pending_suffix
+    cdef list _buffered
+    cdef list _frags
+    cdef bint _json_open
+    cdef bint _json_closed
+    cdef Py_ssize_t _arg_count
+    cdef Py_ssize_t _last_call_end
+    # dialect configuration, read once per instance
+    cdef str _value_close
+    cdef tuple _value_prefixes
+    cdef bint _hold_all_value_prefixes
+    cdef bint _strip_newlines
+    cdef int _xml_hooks
+    # hook results (written by a hook, applied by the driver)
+    cdef object _out_name
+    cdef int _out_phase
+    cdef Py_ssize_t _out_skip
+    cdef Py_ssize_t _resume
+
+    cdef Py_ssize_t function_c(self, str payload, Py_ssize_t pos, bint final) except -2
+    cdef Py_ssize_t arg_start_c(self, str payload, Py_ssize_t pos) except -2
+    cdef Py_ssize_t arg_name_c(self, str payload, Py_ssize_t pos) except -2
+    cdef Py_ssize_t call_end_c(self, str payload, Py_ssize_t pos, bint final) except -2
+    cdef bint hold_tag_at(self, str payload, Py_ssize_t pos, str tag)
+    cdef bint close_tag_at(self, str payload, Py_ssize_t pos)
+    cdef _reset_call_state(self)
+    cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
+    cdef int flush(self, list deltas) except -1
+    cdef int begin_function(self, list deltas, object name) except -1
+    cdef int open_object(self) except -1
+    cdef int close_object(self) except -1
+    cdef int begin_arg(self, object name) except -1
+    cdef str key_prefix(self)
+    cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
+    cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef int finish_arg(self) except -1

@@ -1,0 +1,65 @@
+"""Type stub for the compiled ``lmparse.tools.xml_parser`` module."""
+from typing import Any, ClassVar, Literal
+
+from typing_extensions import disjoint_base
+
+from lmparse.tools.base import ToolParser
+
+__all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser', 'Glm47ToolParser']
+
+@disjoint_base
+class XmlToolParser(ToolParser):
+    """Shared driver for sequential, function-first, tag-delimited tool calls."""
+
+    arg_value_close_tag: ClassVar[str | None]
+    # None: hold back every proper prefix of the value close tag.
+    arg_value_close_prefixes: ClassVar[tuple[str, ...] | None]
+    strip_value_newlines: ClassVar[bool]
+    _func_name: str | None
+    _arg_name: str | None
+    @property
+    def _phase_name(self) -> str: ...
+    def _consume_function(
+        self, payload: str, pos: int, final: bool = False,
+    ) -> tuple[int, str | None, Literal['arg_start', 'done']] | None:
+        """``(pos, name, "arg_start" | "done")`` or None; name None with "done" = empty block."""
+    def _consume_arg_start(self, payload: str, pos: int) -> tuple[int, Literal['arg_name', 'done']] | None:
+        """``(pos, "arg_name" | "done")`` or None."""
+    def _consume_arg_name(self, payload: str, pos: int) -> tuple[int, str] | None:
+        """``(value_start, argument_name)`` or None."""
+    def _consume_call_end(
+        self, payload: str, pos: int, final: bool = False,
+    ) -> tuple[int, Literal['function', 'done']] | None:
+        """After a call: ``(pos, "function")`` when another call follows in this block, ``(pos, "done")`` otherwise."""
+    def _get_param_schema(self, func_name: str | None, param_name: str) -> dict[str, Any] | None:
+        """The request's JSON schema of one parameter, or None."""
+    @staticmethod
+    def _schema_types(schema: dict[str, Any]) -> tuple[str, ...]:
+        """Candidate JSON types of a schema."""
+    @staticmethod
+    def _resolve_schema_type(schema: dict[str, Any]) -> str | None:
+        """The first candidate type of a schema, or None."""
+    @staticmethod
+    def _coerce_value(raw_value: str, schema_type: str | None = None) -> Any:
+        """``raw_value`` converted to ``schema_type``; the original text when it is not one."""
+
+class Qwen3CoderToolParser(XmlToolParser):
+    """Qwen3-Coder: ``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``."""
+
+    @classmethod
+    def get_tool_open_tag(cls) -> str: ...
+    @classmethod
+    def get_tool_close_tag(cls) -> str: ...
+
+class InternS2PreviewToolParser(Qwen3CoderToolParser):
+    """InternS2-preview: the Qwen3-Coder grammar; special tokens are rendered without spaces."""
+
+    def adjust_request(self, request: Any) -> Any: ...
+
+class Glm47ToolParser(XmlToolParser):
+    """GLM-4.5 / 4.7: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
+
+    @classmethod
+    def get_tool_open_tag(cls) -> str: ...
+    @classmethod
+    def get_tool_close_tag(cls) -> str: ...
