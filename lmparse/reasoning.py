@@ -10,7 +10,8 @@ from typing import Any
 
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, ReasoningParserManager
 
-__all__ = ['LEGACY_REASONING_PARSER_NAMES', 'ReasoningParser', 'ReasoningParserManager']
+__all__ = ['LEGACY_REASONING_PARSER_NAMES', 'ReasoningParser', 'ReasoningParserManager',
+           'DeepSeekV3ReasoningParser', 'DeepSeekV32ReasoningParser', 'DeepSeekV4ReasoningParser']
 
 
 class ReasoningParser:
@@ -57,3 +58,40 @@ class ReasoningParser:
 
 
 ReasoningParserManager.register_module('default')(ReasoningParser)
+
+
+class DeepSeekV3ReasoningParser(ReasoningParser):
+    """DeepSeek V3: ``<think>`` tags; output starts in reasoning only when ``enable_thinking is True``.
+
+    Without the switch the model usually answers directly; an explicit
+    ``<think>`` it emits still opens reasoning.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.enable_thinking: Any = kwargs.get('enable_thinking', None)
+
+    def starts_in_reasoning_mode(self) -> bool:
+        return self.enable_thinking is True
+
+
+class DeepSeekV32ReasoningParser(ReasoningParser):
+    """DeepSeek V3.2 thinking mode: starts in reasoning when ``thinking`` or ``enable_thinking`` is True."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.thinking: Any = kwargs.get('thinking', None)
+        self.enable_thinking: Any = kwargs.get('enable_thinking', None)
+
+    def starts_in_reasoning_mode(self) -> bool:
+        # The chat template writes <think> into the prompt only for these switches.
+        return self.thinking is True or self.enable_thinking is True
+
+
+class DeepSeekV4ReasoningParser(DeepSeekV32ReasoningParser):
+    """DeepSeek V4 thinking mode: the same switches and tags as V3.2."""
+
+
+ReasoningParserManager.register_module('deepseek-v3')(DeepSeekV3ReasoningParser)
+ReasoningParserManager.register_module(['deepseek-v32', 'deepseek-v3.2'])(DeepSeekV32ReasoningParser)
+ReasoningParserManager.register_module('deepseek-v4')(DeepSeekV4ReasoningParser)

@@ -1,0 +1,28 @@
+"""Type stub for the compiled ``lmparse.tools.dsml`` module."""
+from typing import ClassVar
+
+from typing_extensions import disjoint_base
+
+from lmparse.tools.base import ToolParser
+
+__all__ = ['DSML_TOKEN', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
+
+DSML_TOKEN: str
+
+@disjoint_base
+class DeepSeekV32ToolParser(ToolParser):
+    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
+
+    dsml_token: ClassVar[str]
+    tool_calls_block_name: ClassVar[str]
+    @classmethod
+    def get_tool_open_tag(cls) -> str: ...
+    @classmethod
+    def get_tool_close_tag(cls) -> str: ...
+    @property
+    def _phase_name(self) -> str: ...
+    @property
+    def _emitted_param_count(self) -> int: ...
+
+class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
+    """DeepSeek V4 DSML: the same grammar in ``<｜DSML｜tool_calls>`` blocks."""

@@ -1,0 +1,284 @@
+"""Kimi K2 tool-call sections.
+
+    <|tool_calls_section_begin|>
+    <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>
+    ...
+    <|tool_calls_section_end|>
+
+The call header is the model's own call id; the name is the part between
+``functions.`` and the ``:IDX`` counter. Arguments are one JSON value whose
+source is forwarded as it stabilises (``JsonValueScanner`` finds its end).
+Every marker starts with ``<``, so markers are found by scanning ``<`` once.
+"""
+from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
+
+from lmparse.tools.base cimport REJECTED_INDEX, ToolParser
+from lmparse.tools.json_scanner cimport JsonValueScanner
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+__all__ = ['KimiK2ToolParser']
+
+cdef enum:
+    C_START = 0
+    C_HEADER = 1
+    C_ARGS = 2
+    C_END = 3
+
+# Marker indices in ``_markers``.
+cdef enum:
+    K_SECTION_END = 0
+    K_CALL_BEGIN = 1
+    K_ARGUMENT_BEGIN = 2
+    K_CALL_END = 3
+
+_PHASE_NAMES = ('call_start', 'call_header', 'arguments', 'call_end')
+
+
+cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
+    while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
+        pos += 1
+    return pos
+
+
+cdef inline bint _partial_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t size, str tag) noexcept:
+    # text[pos:size] is a proper prefix of tag
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(tag)
+    cdef int tkind
+    cdef void *tdata
+    cdef Py_ssize_t i
+    if size - pos >= m:
+        return False
+    tkind = PyUnicode_KIND(tag)
+    tdata = PyUnicode_DATA(tag)
+    for i in range(size - pos):
+        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(tkind, tdata, i):
+            return False
+    return True
+
+
+def _function_name(str raw_id not None) -> str:
+    """``functions.NAME:IDX`` -> ``NAME`` (a missing prefix or counter is tolerated)."""
+    name = raw_id
+    prefix, separator, counter = raw_id.rpartition(':')
+    if separator and counter.isdigit():
+        name = prefix
+    if name.startswith('functions.'):
+        name = name[10:]
+    return name
+
+
+cdef class KimiK2ToolParser(ToolParser):
+    """Kimi K2: ``<|tool_calls_section_begin|>`` sections of ``<|tool_call_begin|>`` calls."""
+
+    structural_tag_model = 'kimi'
+    section_begin = '<|tool_calls_section_begin|>'
+    section_end = '<|tool_calls_section_end|>'
+    call_begin = '<|tool_call_begin|>'
+    argument_begin = '<|tool_call_argument_begin|>'
+    call_end = '<|tool_call_end|>'
+
+    cdef int _phase
+    cdef bint _arguments_emitted
+    cdef Py_ssize_t _resume
+    cdef int _hit
+    cdef str _lead_space
+    cdef JsonValueScanner _value_scanner
+    cdef tuple _markers
+    cdef tuple _start_set
+    cdef tuple _header_set
+    cdef tuple _end_set
+
+    def __cinit__(self, *args, **kwargs):
+        cls = type(self)
+        self._markers = (cls.section_end, cls.call_begin, cls.argument_begin, cls.call_end)
+        # Each set: the markers a phase reacts to (anything else before them is skipped).
+        self._start_set = (K_CALL_BEGIN, K_SECTION_END)
+        self._header_set = (K_ARGUMENT_BEGIN, K_CALL_END, K_SECTION_END, K_CALL_BEGIN)
+        self._end_set = (K_CALL_END, K_SECTION_END, K_CALL_BEGIN)
+        self._value_scanner = JsonValueScanner()
+        self._phase = C_START
+        self._arguments_emitted = False
+        self._resume = 0
+        self._lead_space = ''
+
+    def adjust_request(self, request):
+        # The section and call markers are special tokens: keep them in the decoded text.
+        from lmparse.request import as_request, update_request
+
+        request = update_request(as_request(request), skip_special_tokens=False,
+                                 spaces_between_special_tokens=False)
+        return ToolParser.adjust_request(self, request)
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return cls.section_begin
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return cls.section_end
+
+    @staticmethod
+    def _resolve_function_name(raw_id):
+        return _function_name(raw_id)
+
+    @property
+    def _phase_name(self):
+        return _PHASE_NAMES[self._phase]
+
+    cdef int begin_block_c(self) except -1:
+        ToolParser.begin_block_c(self)
+        self._phase = C_START
+        self._arguments_emitted = False
+        self._resume = 0
+        self._lead_space = ''
+        self._value_scanner.reset_c()
+        return 0
+
+    cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, tuple wanted, bint final) except -2:
+        """Offset of the first marker of ``wanted`` at or after ``pos`` (``_hit`` = its index).
+
+        With no marker, ``_hit`` is -1 and the result is where a possible
+        partial marker starts (``size`` when none, or when ``final``).
+        """
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t lt = pos
+        cdef tuple markers = self._markers
+        cdef int k
+        while True:
+            lt = PyUnicode_FindChar(text, u'<', lt, size, 1) if lt < size else -1
+            if lt < 0:
+                self._hit = -1
+                return size
+            for k in wanted:
+                if text.startswith(<str>markers[k], lt):
+                    self._hit = k
+                    return lt
+            if not final:
+                for k in wanted:
+                    if _partial_at(kind, data, lt, size, <str>markers[k]):
+                        self._hit = -1
+                        return lt
+            lt += 1
+
+    cdef int emit_arguments(self, list deltas, str arguments) except -1:
+        if self._lead_space:
+            arguments = self._lead_space + arguments
+            self._lead_space = ''
+        self.emit_c(deltas, None, arguments)
+        self._arguments_emitted = True
+        return 0
+
+    cdef int end_call(self, list deltas) except -1:
+        if not self._arguments_emitted:
+            self._lead_space = ''
+            self.emit_c(deltas, None, '{}')
+        self._phase = C_START
+        return 0
+
+    cdef Py_ssize_t scan_arguments(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1:
+        """Forward the stable prefix of the argument value; switch phase when it ends."""
+        cdef JsonValueScanner scanner = self._value_scanner
+        cdef Py_ssize_t start = pos, limit = -1, q
+        cdef int kind
+        cdef void *data
+        if not scanner.started:
+            # Held until the value starts: whitespace-only arguments mean no arguments.
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            q = _skip_space(kind, data, pos, size)
+            if q > pos:
+                self._lead_space = self._lead_space + PyUnicode_Substring(text, pos, q)
+                start = pos = q
+            if q == size:
+                return pos
+        while True:
+            if scanner._in_string:
+                # Markers inside a JSON string are data.
+                pos = scanner.feed_c(text, pos, size, True)
+                if scanner.complete:
+                    self._phase = C_END
+                    break
+                if pos >= size:
+                    break
+                continue
+            if limit < pos:
+                limit = self.seek(text, pos, size, self._end_set, final)
+            pos = scanner.feed_c(text, pos, limit, False)
+            if scanner.complete:
+                self._phase = C_END
+                break
+            if scanner._in_string:
+                continue
+            if self._hit >= 0 and pos == limit:
+                # The call boundary also ends a scalar or a malformed value.
+                scanner.finish_c()
+                self._phase = C_END
+            break
+        if pos > start:
+            self.emit_arguments(deltas, PyUnicode_Substring(text, start, pos))
+        return pos
+
+    cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        cdef Py_ssize_t pos = 0, at
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef int phase
+        cdef tuple markers = self._markers
+        while pos < size and not self._payload_closed:
+            phase = self._phase
+            if phase == C_START or phase == C_END:
+                pos = _skip_space(kind, data, pos, size)
+                if pos == size:
+                    break
+                at = self.seek(text, pos, size, self._start_set if phase == C_START else self._end_set, final)
+                pos = at  # text before the marker is not protocol: skipped
+                if self._hit < 0:
+                    break
+                if phase == C_END:
+                    self.end_call(deltas)
+                    if self._hit == K_CALL_END:
+                        pos += PyUnicode_GET_LENGTH(<str>markers[K_CALL_END])
+                    # else a missing call end: the section end / next call is handled there
+                elif self._hit == K_SECTION_END:
+                    self._payload_closed = True  # the base consumes the close tag
+                else:
+                    pos += PyUnicode_GET_LENGTH(<str>markers[K_CALL_BEGIN])
+                    self._phase = C_HEADER
+                    self._resume = 0
+            elif phase == C_HEADER:
+                at = self.seek(text, pos + self._resume, size, self._header_set, final)
+                if self._hit < 0:
+                    self._resume = at - pos
+                    break
+                self._resume = 0
+                raw_id = PyUnicode_Substring(text, pos, at).strip()
+                self.start_call(raw_id)
+                self._arguments_emitted = False
+                self._lead_space = ''
+                self._value_scanner.reset_c()
+                name = _function_name(raw_id)
+                if name:
+                    self.emit_c(deltas, name, None)
+                else:
+                    self._output_index = REJECTED_INDEX  # no name: never invent one
+                pos = at
+                if self._hit == K_ARGUMENT_BEGIN:
+                    pos += PyUnicode_GET_LENGTH(<str>markers[K_ARGUMENT_BEGIN])
+                    self._phase = C_ARGS
+                else:
+                    # No argument marker: a call without arguments, ended by the next marker.
+                    self._phase = C_END
+            else:  # C_ARGS
+                pos = self.scan_arguments(text, pos, size, deltas, final)
+                if self._phase == C_ARGS:
+                    break
+        return pos
