@@ -1,0 +1,692 @@
+"""GPT-OSS Harmony response parser (registered as ``gpt-oss``).
+
+Harmony output is a sequence of messages::
+
+    [<|start|>assistant[ to=R]]<|channel|>C[ to=R][ <|constrain|>T]<|message|>BODY(<|end|>|<|call|>|<|return|>)
+
+The prompt normally ends with ``<|start|>assistant``, so the first header has
+no start token. No vocabulary is needed: in text mode (the engine detokenizes
+with ``skip_special_tokens=False``) the special tokens are found as text; in
+token-id mode they arrive only as ids in ``delta_token_ids`` (their ids are
+fixed by the ``o200k_harmony`` encoding) while ``delta_text`` carries the rest.
+"""
+import logging
+
+from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
+
+from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.tools.base cimport ToolParser
+
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+
+logger = logging.getLogger('lmparse')
+
+__all__ = [
+    'CALL_ID',
+    'CHANNEL_ID',
+    'CONSTRAIN_ID',
+    'END_ID',
+    'GptOssResponseParser',
+    'HARMONY_SPECIAL_TOKEN_IDS',
+    'HarmonyParserCore',
+    'HarmonyToolParser',
+    'MESSAGE_ID',
+    'RETURN_ID',
+    'START_ID',
+    'parse_header',
+]
+
+# Special-token ids of the o200k_harmony encoding, from the published Harmony
+# format (openai/harmony, docs/format.md, "Special Tokens"); checked against
+# openai_harmony 0.0.8 (load_harmony_encoding(HARMONY_GPT_OSS).encode(tag, allowed_special='all')).
+RETURN_ID = 200002
+CONSTRAIN_ID = 200003
+CHANNEL_ID = 200005
+START_ID = 200006
+END_ID = 200007
+MESSAGE_ID = 200008
+CALL_ID = 200012
+
+cdef enum:
+    T_NONE = 0
+    T_START = 1
+    T_END = 2
+    T_MESSAGE = 3
+    T_CHANNEL = 4
+    T_CONSTRAIN = 5
+    T_RETURN = 6
+    T_CALL = 7
+    T_PARTIAL = -1
+
+cdef tuple TAGS = ('', '<|start|>', '<|end|>', '<|message|>', '<|channel|>', '<|constrain|>',
+                   '<|return|>', '<|call|>')
+
+HARMONY_SPECIAL_TOKEN_IDS = {
+    '<|start|>': START_ID,
+    '<|end|>': END_ID,
+    '<|message|>': MESSAGE_ID,
+    '<|channel|>': CHANNEL_ID,
+    '<|constrain|>': CONSTRAIN_ID,
+    '<|return|>': RETURN_ID,
+    '<|call|>': CALL_ID,
+}
+
+cdef enum:
+    ST_HEADER = 0    # collecting a header up to <|message|>
+    ST_CONTENT = 1   # inside a message body
+    ST_BETWEEN = 2   # after a terminator, expecting <|start|>
+
+# What a message body becomes.
+cdef enum:
+    K_DROP = 0
+    K_CONTENT = 1
+    K_REASONING = 2
+    K_TOOL = 3
+
+# Output channels of the delta being built.
+cdef enum:
+    OUT_NONE = 0
+    OUT_CONTENT = 1
+    OUT_REASONING = 2
+    OUT_TOOL = 3
+
+cdef enum:
+    MODE_AUTO = 0
+    MODE_TEXT = 1
+    MODE_IDS = 2
+
+
+cdef inline int _tag_of_id(long long tid) noexcept:
+    if tid == 200006:
+        return T_START
+    if tid == 200007:
+        return T_END
+    if tid == 200008:
+        return T_MESSAGE
+    if tid == 200005:
+        return T_CHANNEL
+    if tid == 200003:
+        return T_CONSTRAIN
+    if tid == 200002:
+        return T_RETURN
+    if tid == 200012:
+        return T_CALL
+    return T_NONE
+
+
+cdef inline bint _is_terminator(int code) noexcept:
+    return code == T_END or code == T_CALL or code == T_RETURN
+
+
+cdef int _match_tag(str p, Py_ssize_t at, Py_ssize_t n, bint all_tags, bint final):
+    """Tag code starting at ``at`` (p[at] == '<'); T_PARTIAL when p[at:] may still grow into one."""
+    cdef int code
+    cdef Py_ssize_t rest = n - at
+    cdef str tag
+    if rest >= 2 and PyUnicode_READ(PyUnicode_KIND(p), PyUnicode_DATA(p), at + 1) != u'|':
+        return T_NONE
+    for code in range(1, 8):
+        if not all_tags and not _is_terminator(code):
+            continue
+        tag = <str>TAGS[code]
+        if p.startswith(tag, at):
+            return code
+    if final:
+        return T_NONE
+    for code in range(1, 8):
+        if not all_tags and not _is_terminator(code):
+            continue
+        tag = <str>TAGS[code]
+        if rest < PyUnicode_GET_LENGTH(tag) and tag.startswith(PyUnicode_Substring(p, at, n)):
+            return T_PARTIAL
+    return T_NONE
+
+
+cdef bint _has_tag_text(str s):
+    """Whether ``s`` holds a Harmony tag, or ends inside one (text mode carries the specials)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
+    cdef Py_ssize_t at = 0
+    while True:
+        at = PyUnicode_FindChar(s, u'<', at, n, 1)
+        if at < 0:
+            return False
+        if _match_tag(s, at, n, True, False) != T_NONE:
+            return True
+        at += 1
+
+
+_NON_ASSISTANT_ROLES = frozenset(('user', 'system', 'developer'))
+
+
+def parse_header(str header not None, bint explicit_start=False):
+    """Classify one message header: ``(kind, tool_name)``.
+
+    ``kind`` is 'tool', 'reasoning', 'content' or 'drop'. A ``functions.NAME``
+    recipient on the commentary or analysis channel is a tool call; analysis
+    is reasoning; final, commentary without a recipient, a header without a
+    channel and unknown channels are content; other recipients (built-in
+    tools such as ``python`` or ``browser.search``) and messages of
+    non-assistant roles are dropped.
+    """
+    cdef int kind = _classify(header, explicit_start)
+    return (('drop', 'content', 'reasoning', 'tool')[kind & 3], _tool_name(header) if kind == K_TOOL else None)
+
+
+cdef str _recipient(str words_text):
+    for word in words_text.split():
+        if word.startswith('to='):
+            return word[3:]
+    return None
+
+
+cdef object _tool_name(str header):
+    words_text = header.replace('<|channel|>', ' ').replace('<|constrain|>', ' ')
+    recipient = _recipient(words_text)
+    if recipient is None:
+        return None
+    for stop in ('<', '|'):
+        cut = recipient.find(stop)
+        if cut >= 0:
+            recipient = recipient[:cut]
+    at = recipient.find('functions.')
+    if at < 0:
+        return None
+    name = recipient[at + 10:]
+    return name or None
+
+
+cdef int _classify(str header, bint explicit_start):
+    ch_at = header.find('<|channel|>')
+    role_part = header if ch_at < 0 else header[:ch_at]
+    channel = None
+    if ch_at >= 0:
+        rest = header[ch_at + 11:].replace('<|constrain|>', ' ').replace('<|channel|>', ' ').split()
+        if rest and not rest[0].startswith('to='):
+            channel = rest[0]
+    if explicit_start:
+        role_words = role_part.replace('<|constrain|>', ' ').split()
+        if role_words and role_words[0] in _NON_ASSISTANT_ROLES:
+            return K_DROP
+    words_text = header.replace('<|channel|>', ' ').replace('<|constrain|>', ' ')
+    recipient = _recipient(words_text)
+    if (channel == 'commentary' or channel == 'analysis') and _tool_name(header) is not None:
+        return K_TOOL
+    if channel == 'analysis':
+        return K_REASONING
+    if channel == 'final':
+        return K_CONTENT
+    if recipient is not None:
+        return K_DROP
+    return K_CONTENT
+
+
+cdef class HarmonyToolParser(ToolParser):
+    """Call identity, filtering and delta building for Harmony tool messages.
+
+    The Harmony grammar itself is parsed by the response parser; this class
+    exists so ``tool_parser.build_tool_calls`` and the "tool emitted" logic
+    of servers work as with every other dialect.
+    """
+
+    structural_tag_model = 'harmony'
+    tool_close_prefixes = ()
+
+    @classmethod
+    def get_tool_open_tag(cls):
+        return '<|channel|>'
+
+    @classmethod
+    def get_tool_close_tag(cls):
+        return '<|call|>'
+
+    cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
+        raise TypeError('HarmonyToolParser is driven by GptOssResponseParser; it has no outer tool block')
+
+
+cdef class HarmonyParserCore:
+    """Streaming Harmony state machine (one instance per response)."""
+
+    cdef public str _pending
+    cdef int _state
+    cdef int _kind
+    cdef int _mode
+    cdef bint _explicit_start
+    cdef list _header_parts
+    cdef bint _header_has_tag
+    cdef bint _any_message
+    cdef bint _final
+    cdef bint _received_any
+    cdef HarmonyToolParser _tool
+    cdef public object request
+    cdef public object tool_parser
+    cdef object _tokenizer
+    # current output: the delta being extended within one chunk
+    cdef list _out
+    cdef int _out_kind
+    cdef DeltaMessage _out_msg
+    cdef list _out_calls
+    cdef list _out_parts
+    # reasoning tokens: ordinary ids per message body (from ids) and message kinds (from the parser)
+    cdef bint _ids_in_body
+    cdef list _body_token_counts
+    cdef list _message_kinds
+
+    def __cinit__(self, *args, **kwargs):
+        self._pending = ''
+        self._header_parts = []
+        self._body_token_counts = []
+        self._message_kinds = []
+        self._out_parts = []
+
+    def __init__(self, request):
+        from lmparse.harmony_request import adjust_harmony_request
+        cls = type(self)
+        self._tool = HarmonyToolParser()
+        self.tool_parser = self._tool
+        self.request = adjust_harmony_request(request, self._tool)
+        self._tokenizer = getattr(cls, 'tokenizer', None)
+        mode = getattr(cls, 'input_mode', 'auto')
+        if mode == 'auto':
+            self._mode = MODE_AUTO
+        elif mode == 'text':
+            self._mode = MODE_TEXT
+        elif mode == 'ids':
+            self._mode = MODE_IDS
+        else:
+            raise ValueError(f"input_mode must be 'auto', 'text' or 'ids', got {mode!r}")
+        self._state = ST_HEADER
+        self._kind = K_DROP
+        self._explicit_start = False
+        self._header_has_tag = False
+        self._any_message = False
+        self._final = False
+        self._received_any = False
+        self._ids_in_body = False
+
+    # ---- public state ---------------------------------------------------------
+
+    @property
+    def reasoning_tokens(self):
+        """Tokens of analysis-channel bodies (tool calls aside), counted from ``delta_token_ids``."""
+        cdef Py_ssize_t total = 0, i
+        cdef Py_ssize_t n = min(len(self._body_token_counts), len(self._message_kinds))
+        for i in range(n):
+            if self._message_kinds[i] == K_REASONING:
+                total += <Py_ssize_t>self._body_token_counts[i]
+        return total
+
+    @property
+    def input_mode_in_use(self):
+        """'text', 'ids' or 'auto' (not decided yet: no special-token id seen)."""
+        return ('auto', 'text', 'ids')[self._mode]
+
+    @property
+    def state(self):
+        return ('header', 'content', 'between')[self._state]
+
+    # ---- streaming ------------------------------------------------------------
+
+    def stream_chunk(self, delta_text, delta_token_ids=None, final=False, **kwargs):
+        """Route one engine chunk; returns ``[(DeltaMessage, tool_calls_emitted), ...]``."""
+        if delta_text is None:
+            delta_text = ''
+        elif not isinstance(delta_text, str):
+            raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
+        cdef str text = <str>delta_text
+        ids = delta_token_ids or ()
+        if not text and not ids and not self._received_any and not final:
+            # Some engines send an empty first step; clients expect a visible empty delta.
+            self._received_any = True
+            return [(new_delta_message('', None, None), False)]
+        self._received_any = True
+        self._final = bool(final)
+        cdef list out = []
+        self._out = out
+        self._out_kind = OUT_NONE
+        self._out_msg = None
+        cdef bint has_special = False
+        if ids:
+            has_special = self._count_ids(ids)
+        if self._mode == MODE_AUTO and has_special:
+            if _has_tag_text(self._pending + text if self._pending else text):
+                self._mode = MODE_TEXT
+            else:
+                self._mode = MODE_IDS
+                if self._pending:
+                    held = self._pending
+                    self._pending = ''
+                    self._on_text(held)
+        if self._mode == MODE_IDS:
+            self._feed_ids(text, ids)
+            if self._final:
+                self._finish()
+        else:
+            if text:
+                self._pending = self._pending + text if self._pending else text
+            self._scan_text()
+            if self._final:
+                self._finish()
+        self._flush_out()
+        self._out = None
+        self._out_msg = None
+        return out
+
+    def parse_complete(self, str text not None, token_ids=None, **kwargs):
+        """Parse a whole response: ``(content or None, [ToolCall] or None, reasoning or None)``."""
+        messages = self.stream_chunk(text, token_ids or [], final=True)
+        content_parts = []
+        reasoning_parts = []
+        tool_deltas = []
+        cdef DeltaMessage message
+        for item in messages:
+            message = <DeltaMessage>item[0]
+            if message.content:
+                content_parts.append(message.content)
+            if message.reasoning_content:
+                reasoning_parts.append(message.reasoning_content)
+            if message.tool_calls:
+                tool_deltas.extend(message.tool_calls)
+        content = ''.join(content_parts)
+        reasoning = ''.join(reasoning_parts)
+        tool_calls = self._tool.build_tool_calls(tool_deltas)
+        return (content or None), (tool_calls or None), (reasoning or None)
+
+    # ---- token ids ------------------------------------------------------------
+
+    cdef bint _count_ids(self, object ids) except -1:
+        """Count body tokens per message; return whether a Harmony special id occurs."""
+        cdef bint in_body = self._ids_in_body
+        cdef bint seen = False
+        cdef long long tid
+        cdef int code
+        cdef list counts = self._body_token_counts
+        cdef Py_ssize_t pending = 0
+        for item in ids:
+            tid = item
+            code = _tag_of_id(tid)
+            if code != T_NONE:
+                seen = True
+            if in_body:
+                if _is_terminator(code):
+                    in_body = False
+                    self._add_body_tokens(pending)
+                    pending = 0
+                else:
+                    pending += 1
+            elif code == T_MESSAGE:
+                in_body = True
+                counts.append(0)
+        self._add_body_tokens(pending)
+        self._ids_in_body = in_body
+        return seen
+
+    cdef int _add_body_tokens(self, Py_ssize_t n) except -1:
+        cdef list counts = self._body_token_counts
+        cdef Py_ssize_t last = len(counts) - 1
+        if n and last >= 0:
+            counts[last] = <Py_ssize_t>counts[last] + n
+        return 0
+
+    cdef int _feed_ids(self, str text, object ids) except -1:
+        cdef list codes = []
+        cdef list counts = []
+        cdef list seg_ids = []
+        cdef list current = []
+        cdef int code
+        cdef Py_ssize_t i, nonempty = 0, last = 0
+        for item in ids:
+            code = _tag_of_id(item)
+            if code == T_NONE:
+                current.append(item)
+            else:
+                codes.append(code)
+                counts.append(len(current))
+                seg_ids.append(current)
+                current = []
+        counts.append(len(current))
+        seg_ids.append(current)
+        if not codes:
+            if text:
+                self._on_text(text)
+            return 0
+        for i in range(len(counts)):
+            if counts[i]:
+                nonempty += 1
+                last = i
+        if not text:
+            parts = None
+        elif nonempty <= 1:
+            parts = [''] * len(counts)
+            parts[last if nonempty else 0] = text
+        else:
+            from lmparse.harmony_request import split_chunk_text
+            parts = split_chunk_text(text, codes, counts, seg_ids, self._state, self._tokenizer)
+        for i in range(len(codes) + 1):
+            if parts is not None and parts[i]:
+                self._on_text(<str>parts[i])
+            if i < len(codes):
+                self._on_tag(<int>codes[i])
+        return 0
+
+    # ---- text ---------------------------------------------------------------
+
+    cdef int _scan_text(self) except -1:
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t pos = 0, at
+        cdef int code
+        while pos < n:
+            at = pos
+            code = T_NONE
+            while True:
+                at = PyUnicode_FindChar(p, u'<', at, n, 1)
+                if at < 0:
+                    break
+                code = _match_tag(p, at, n, self._state != ST_CONTENT, self._final)
+                if code != T_NONE:
+                    break
+                at += 1
+            if at < 0:
+                self._on_text(PyUnicode_Substring(p, pos, n) if pos else p)
+                pos = n
+                break
+            if at > pos:
+                self._on_text(PyUnicode_Substring(p, pos, at))
+            if code == T_PARTIAL:
+                pos = at
+                break
+            self._on_tag(code)
+            pos = at + PyUnicode_GET_LENGTH(<str>TAGS[code])
+        if pos >= n:
+            self._pending = ''
+        elif pos:
+            self._pending = PyUnicode_Substring(p, pos, n)
+        return 0
+
+    # ---- events ---------------------------------------------------------------
+
+    cdef int _on_text(self, str s) except -1:
+        if not s:
+            return 0
+        if self._state == ST_CONTENT:
+            self._emit_body(s)
+        elif self._state == ST_HEADER:
+            self._header_parts.append(s)
+        else:
+            # Text outside any message (the model skipped <|start|>): keep it as content.
+            self._emit(OUT_CONTENT, s)
+        return 0
+
+    cdef int _on_tag(self, int code) except -1:
+        cdef int state = self._state
+        if state == ST_CONTENT:
+            if _is_terminator(code):
+                self._state = ST_BETWEEN
+                self._kind = K_DROP
+            else:
+                # Only terminators end a body; other specials are body text.
+                self._emit_body(<str>TAGS[code])
+            return 0
+        if state == ST_BETWEEN:
+            if code == T_START:
+                self._begin_header(True)
+            elif code == T_CHANNEL or code == T_CONSTRAIN:
+                # Missing <|start|>: an assistant header begins here.
+                self._begin_header(False)
+                self._header_parts.append(<str>TAGS[code])
+                self._header_has_tag = True
+            elif code == T_MESSAGE:
+                self._begin_header(False)
+                self._open_body()
+            return 0
+        # ST_HEADER
+        if code == T_MESSAGE:
+            self._open_body()
+        elif code == T_START:
+            # A new header restarts: whatever came before was not a header.
+            self._begin_header(True)
+        elif code == T_CHANNEL or code == T_CONSTRAIN:
+            self._header_parts.append(<str>TAGS[code])
+            self._header_has_tag = True
+        else:
+            # A terminator before <|message|>: a message without a body.
+            self._header_parts.clear()
+            self._state = ST_BETWEEN
+            self._any_message = True
+        return 0
+
+    cdef int _begin_header(self, bint explicit_start) except -1:
+        self._state = ST_HEADER
+        self._explicit_start = explicit_start
+        self._header_has_tag = explicit_start
+        self._header_parts.clear()
+        return 0
+
+    cdef int _open_body(self) except -1:
+        cdef str header = ''.join(self._header_parts)
+        self._header_parts.clear()
+        self._kind = _classify(header, self._explicit_start)
+        self._message_kinds.append(self._kind)
+        self._state = ST_CONTENT
+        self._any_message = True
+        if self._kind == K_TOOL:
+            self._tool.start_call(None)
+            self._tool_emit(_tool_name(header), None)
+        return 0
+
+    cdef int _finish(self) except -1:
+        """End of input: release what is held; close the open message."""
+        cdef str header
+        if self._pending:
+            held = self._pending
+            self._pending = ''
+            self._on_text(held)
+        if self._state == ST_HEADER:
+            header = ''.join(self._header_parts)
+            self._header_parts.clear()
+            if header and not self._header_has_tag and not self._any_message:
+                # No Harmony structure at all: the model wrote plain text.
+                self._emit(OUT_CONTENT, header)
+        self._state = ST_BETWEEN
+        self._kind = K_DROP
+        return 0
+
+    # ---- output ---------------------------------------------------------------
+
+    cdef int _emit_body(self, str s) except -1:
+        cdef int kind = self._kind
+        if kind == K_CONTENT:
+            self._emit(OUT_CONTENT, s)
+        elif kind == K_REASONING:
+            self._emit(OUT_REASONING, s)
+        elif kind == K_TOOL:
+            self._tool_emit(None, s)
+        return 0
+
+    cdef int _tool_emit(self, object name, object arguments) except -1:
+        cdef list calls
+        if self._out_kind != OUT_TOOL:
+            self._flush_out()
+            self._out_kind = OUT_TOOL
+            self._out_calls = []
+        calls = self._out_calls
+        self._tool.emit_c(calls, name, arguments)
+        return 0
+
+    cdef int _emit(self, int out_kind, str s) except -1:
+        if self._out_kind != out_kind:
+            self._flush_out()
+            self._out_kind = out_kind
+        self._out_parts.append(s)
+        return 0
+
+    cdef int _flush_out(self) except -1:
+        cdef int kind = self._out_kind
+        cdef str text
+        if kind == OUT_TOOL:
+            if self._out_calls:
+                self._out.append((new_delta_message(None, None, self._out_calls), True))
+            self._out_calls = None
+        elif kind != OUT_NONE:
+            text = ''.join(self._out_parts) if len(self._out_parts) != 1 else <str>self._out_parts[0]
+            self._out_parts.clear()
+            if text:
+                if kind == OUT_CONTENT:
+                    self._out.append((new_delta_message(text, None, None), False))
+                else:
+                    self._out.append((new_delta_message(None, text, None), False))
+        self._out_kind = OUT_NONE
+        return 0
+
+
+from lmparse.response import ResponseParser as _ResponseParser  # noqa: E402
+
+
+class GptOssResponseParser(HarmonyParserCore, _ResponseParser):
+    """GPT-OSS (Harmony) response parser: analysis -> reasoning, final -> content, functions -> tool calls.
+
+    ``input_mode`` chooses how special tokens arrive: 'text' (in ``delta_text``,
+    the engine detokenizes with ``skip_special_tokens=False``; ``adjust_request``
+    asks for that), 'ids' (only in ``delta_token_ids``), or 'auto' (decided at
+    the first chunk carrying a Harmony special-token id).
+    """
+
+    tool_parser_cls = HarmonyToolParser
+    reasoning_parser_cls = None
+    tokenizer = None
+    input_mode = 'auto'
+    supports_required_tool_choice = True
+
+    def __init__(self, request):
+        HarmonyParserCore.__init__(self, request)
+
+    @classmethod
+    def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
+        """Harmony has its own channels and tool grammar: parser names are accepted and ignored.
+
+        ``tokenizer`` (optional) lets token-id mode split a chunk that mixes
+        several Harmony segments exactly; it is never required.
+        """
+        for label, value in (('reasoning_parser_name', reasoning_parser_name),
+                             ('tool_parser_name', tool_parser_name)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f'{label} must be a str or None, got {type(value).__name__}')
+        if reasoning_parser_name is not None or tool_parser_name is not None:
+            logger.debug('gpt-oss: ignoring reasoning/tool parser names %r, %r (Harmony parses its own channels)',
+                         reasoning_parser_name, tool_parser_name)
+        cls.tokenizer = tokenizer
+
+    @classmethod
+    def with_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None, input_mode=None):
+        """Return an independently configured subclass."""
+        name = f'{cls.__name__}[{input_mode or cls.input_mode}]'
+        attrs = {'__module__': cls.__module__, '__qualname__': name}
+        if input_mode is not None:
+            attrs['input_mode'] = input_mode
+        configured = type(name, (cls,), attrs)
+        configured.set_parsers(reasoning_parser_name, tool_parser_name, tokenizer)
+        return configured
