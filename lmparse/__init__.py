@@ -1,6 +1,11 @@
 """lmparse: fast streaming parsers for LLM output (content, reasoning, tool calls)."""
 from lmparse.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ToolCall
-from lmparse.reasoning import ReasoningParser
+from lmparse.reasoning import (
+    DeepSeekV3ReasoningParser,
+    DeepSeekV4ReasoningParser,
+    DeepSeekV32ReasoningParser,
+    ReasoningParser,
+)
 from lmparse.registry import (
     LEGACY_REASONING_PARSER_NAMES,
     ReasoningParserManager,
@@ -11,30 +16,52 @@ from lmparse.registry import (
 from lmparse.request import ChatCompletionRequest, dump_tools
 from lmparse.response import BaseResponseParser, ResponseParser
 from lmparse.tools import (
+    DeepSeekV4ToolParser,
+    DeepSeekV32ToolParser,
+    Glm47ToolParser,
+    InternS2PreviewToolParser,
     Internlm2ToolParser,
+    KimiK2ToolParser,
     JsonToolParser,
     JsonValueScanner,
     Llama3JsonToolParser,
+    Qwen3CoderToolParser,
     Qwen3ToolParser,
     ToolParser,
+    XmlToolParser,
 )
 
 ResponseParserManager.register_module('default', module=BaseResponseParser)
+
+from lmparse.harmony import GptOssResponseParser, HarmonyToolParser  # noqa: E402
+
+ResponseParserManager.register_module('gpt-oss', module=GptOssResponseParser)
 
 __version__ = '0.1.0'
 
 __all__ = [
     'BaseResponseParser',
     'ChatCompletionRequest',
+    'DeepSeekV3ReasoningParser',
+    'DeepSeekV32ReasoningParser',
+    'DeepSeekV32ToolParser',
+    'DeepSeekV4ReasoningParser',
+    'DeepSeekV4ToolParser',
     'DeltaFunctionCall',
     'DeltaMessage',
     'DeltaToolCall',
     'FunctionCall',
+    'Glm47ToolParser',
+    'GptOssResponseParser',
+    'HarmonyToolParser',
+    'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'KimiK2ToolParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
+    'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',
     'ReasoningParserManager',
@@ -43,6 +70,7 @@ __all__ = [
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'XmlToolParser',
     'dump_tools',
     'validate_parser_names',
     '__version__',
