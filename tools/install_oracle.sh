@@ -12,6 +12,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$PY" -m pip install \
     pydantic==2.14.4 shortuuid==1.0.13 \
     addict==2.4.0 numpy==2.4.6 PyYAML==6.0.4 rich==15.0.0 termcolor==3.3.0 yapf==0.43.0
+# LMDeploy's gpt-oss parser; its vocabulary comes from tools/harmony_vocab.py (needs npm).
+"$PY" -m pip install openai-harmony==0.0.8
 
 # Verify: the stub loader imports the parsers and the request type, without torch.
 cd "$ROOT"
