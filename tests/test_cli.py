@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +10,11 @@ from typing import Any
 
 import pytest
 
+import lmparse
 from lmparse.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / 'lmparse' / 'data'
+# The installed package's data, so the tests also run against a wheel.
+DATA = Path(lmparse.__file__).resolve().parent / 'data'
 DEMO = str(DATA / 'qwen3_demo.txt')
 REQUEST = str(DATA / 'qwen3_demo_request.json')
 QWEN = ['--reasoning-parser', 'default', '--tool-parser', 'qwen3']
@@ -145,7 +147,9 @@ def test_usage_errors_exit_2(capsys: Any) -> None:
     assert 'must be at least 1' in capsys.readouterr().err
 
 
-def test_python_dash_m() -> None:
+def test_python_dash_m(tmp_path: Path) -> None:
+    # Run away from any source tree, importing the same lmparse the tests import.
+    env = {**os.environ, 'PYTHONPATH': str(DATA.parent.parent)}
     proc = subprocess.run([sys.executable, '-m', 'lmparse', 'parse', '-', '--tool-parser', 'nope'], input='x',
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith('lmparse: ') and 'Traceback' not in proc.stderr
