@@ -1,0 +1,731 @@
+"""Drop-in swap of LMDeploy 0.18's Python parsers (``lmdeploy.serve.parsers``) for lmparse.
+
+``install()`` puts lmparse-backed modules in ``sys.modules`` under every import
+path LMDeploy 0.18 has below ``lmdeploy.serve.parsers``; they expose the same
+public names (managers, classes, ``validate_parser_names``, ``dump_tools``...)
+and the same registered names. Everything LMDeploy code receives from a
+response parser (``DeltaMessage``, ``DeltaToolCall``, ``DeltaFunctionCall``,
+``ToolCall``, ``FunctionCall``, the adjusted request) is LMDeploy's own
+pydantic type, built with ``model_construct`` (no validation: the values come
+from lmparse and are already well typed). ``uninstall()`` restores LMDeploy's
+modules.
+
+Semantics kept from LMDeploy (its server relies on them):
+
+* ``Registry.get(name)`` returns ``None`` for an unknown name (mmengine);
+  ``api_server.set_parsers`` checks for it.
+* ``BaseResponseParser.set_parsers(r, t, tokenizer)`` leaves a slot unchanged
+  when its name is ``None`` (lmparse's own ``set_parsers`` clears it) and
+  always replaces the tokenizer.
+
+Deliberate differences are listed in the README ("LMDeploy drop-in").
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Literal
+
+import lmparse
+from lmparse import request as _req
+from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
+
+__all__ = [
+    'LMDEPLOY_MODULES',
+    'LMDEPLOY_VERSION',
+    'LmdeployBaseResponseParser',
+    'LmdeployGptOssResponseParser',
+    'LmdeployInternlm2ToolParser',
+    'LmdeployRegistry',
+    'install',
+    'installed',
+    'internlm2_required_response_format',
+    'main',
+    'uninstall',
+]
+
+logger = logging.getLogger('lmparse')
+
+LMDEPLOY_VERSION = '0.18.0'
+_ROOT = 'lmdeploy.serve.parsers'
+_TOOL = _ROOT + '.tool_parser'
+_REASONING = _ROOT + '.reasoning_parser'
+
+# Every module LMDeploy 0.18 has below lmdeploy.serve.parsers, parents first.
+LMDEPLOY_MODULES: tuple[str, ...] = (
+    _ROOT,
+    _ROOT + '.response_parser',
+    _REASONING,
+    _REASONING + '.reasoning_parser',
+    _REASONING + '.deepseek_v3_reasoning_parser',
+    _REASONING + '.deepseek_v32_reasoning_parser',
+    _REASONING + '.deepseek_v4_reasoning_parser',
+    _TOOL,
+    _TOOL + '.tool_parser',
+    _TOOL + '.json_tool_parser',
+    _TOOL + '.json_value_scanner',
+    _TOOL + '.xml_tool_parser',
+    _TOOL + '.qwen3_tool_parser',
+    _TOOL + '.internlm2_tool_parser',
+    _TOOL + '.llama3_tool_parser',
+    _TOOL + '.qwen3coder_tool_parser',
+    _TOOL + '.interns2preview_tool_parser',
+    _TOOL + '.glm47_tool_parser',
+    _TOOL + '.kimi_k2_tool_parser',
+    _TOOL + '.deepseek_v32_tool_parser',
+    _TOOL + '.deepseek_v4_tool_parser',
+    _ROOT + '.gpt_oss_response_parser',
+    # Private, but LMDeploy's gpt_oss_response_parser imports it: swapped so a
+    # stray import cannot load LMDeploy's Harmony parser into our registry.
+    _ROOT + '._openai_harmony',
+)
+
+JsonParsePhase = Literal['payload_start', 'key', 'colon', 'value', 'after_value', 'done', 'failed']
+XmlParsePhase = Literal['function', 'arg_start', 'arg_name', 'arg_value', 'done']
+
+
+# ---------------------------------------------------------------------------
+# registries with mmengine semantics
+# ---------------------------------------------------------------------------
+
+class LmdeployRegistry(Registry):
+    """lmparse's Registry with mmengine's ``get``: ``None`` for an unknown name.
+
+    ``api_server.set_parsers`` relies on ``get`` returning None. Unlike
+    mmengine, a dotted name such as ``'deepseek-v3.2'`` resolves to the class
+    registered under it (mmengine splits it into a scope and returns None).
+    """
+
+    def get(self, name: str) -> Any:
+        try:
+            return self._module_dict.get(name)
+        except TypeError:  # unhashable name
+            return None
+
+
+ResponseParserManager = LmdeployRegistry('response_parser')
+ReasoningParserManager = LmdeployRegistry('reasoning_parser')
+ToolParserManager = LmdeployRegistry('tool_parser')
+
+
+def validate_parser_names(
+    reasoning_parser_name: str | None = None,
+    tool_parser_name: str | None = None,
+    *,
+    warn_legacy: bool = True,
+) -> tuple[str | None, str | None]:
+    """LMDeploy's name check against the swapped registries.
+
+    Legacy reasoning names map to ``'default'``; an unknown name raises
+    :class:`lmparse.registry.UnknownParserError` (a ``ValueError``, as in LMDeploy).
+    """
+    if reasoning_parser_name in LEGACY_REASONING_PARSER_NAMES:
+        if warn_legacy:
+            logging.getLogger('lmdeploy').warning(
+                'The reasoning parser %s is deprecated, please use the default reasoning parser instead.',
+                reasoning_parser_name)
+        reasoning_parser_name = 'default'
+    if reasoning_parser_name is not None and reasoning_parser_name not in ReasoningParserManager:
+        raise ReasoningParserManager.unknown_error(reasoning_parser_name)
+    if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
+        raise ToolParserManager.unknown_error(tool_parser_name)
+    return reasoning_parser_name, tool_parser_name
+
+
+# ---------------------------------------------------------------------------
+# lmparse -> LMDeploy pydantic conversion (runs per delta: keep it cheap)
+# ---------------------------------------------------------------------------
+
+def _fast_constructor(cls: Any, **probe: Any) -> Callable[..., Any]:
+    """A ``model_construct`` equivalent for one pydantic model, several times faster.
+
+    ``model_construct`` re-walks every field per call (about 11 µs in pydantic
+    2.14, slower than validating); this sets the instance state it would set.
+    The result is checked once against ``model_construct`` (dump, fields set,
+    equality); if this pydantic lays instances out differently, the public
+    ``model_construct`` is used instead.
+    """
+    # Required fields have no default: the converters always pass them.
+    defaults = {name: f.get_default(call_default_factory=False) for name, f in cls.model_fields.items()
+                if not f.is_required()}
+    names = tuple(cls.model_fields)
+    new = object.__new__
+    setattr_ = object.__setattr__
+
+    def construct(**values: Any) -> Any:
+        obj = new(cls)
+        # Field order: the serializer writes keys in __dict__ order.
+        state = {n: values[n] if n in values else defaults[n] for n in names}
+        setattr_(obj, '__dict__', state)
+        setattr_(obj, '__pydantic_fields_set__', set(values))
+        setattr_(obj, '__pydantic_extra__', None)
+        setattr_(obj, '__pydantic_private__', None)
+        return obj
+
+    try:
+        a, b = construct(**probe), cls.model_construct(**probe)
+        same = (a == b and a.model_dump() == b.model_dump() and a.model_fields_set == b.model_fields_set
+                and a.model_dump_json() == b.model_dump_json())
+    except Exception:  # noqa: BLE001 - any surprise means: use the public API
+        same = False
+    return construct if same else cls.model_construct
+
+
+class _Protocol:
+    """LMDeploy's pydantic types and fast constructors for them."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.DeltaMessage: Any = module.DeltaMessage
+        self.DeltaToolCall: Any = module.DeltaToolCall
+        self.DeltaFunctionCall: Any = module.DeltaFunctionCall
+        self.ToolCall: Any = module.ToolCall
+        self.FunctionCall: Any = module.FunctionCall
+        self.ChatCompletionRequest: Any = module.ChatCompletionRequest
+        # No validation: the values are lmparse's typed fields.
+        self._function = _fast_constructor(self.FunctionCall, name='f', arguments='{}')
+        self._call = _fast_constructor(self.ToolCall, id='c', type='function',
+                                       function=self._function(name='f', arguments='{}'))
+        self._function_delta = _fast_constructor(self.DeltaFunctionCall, name='f')
+        self._tool_delta = _fast_constructor(self.DeltaToolCall, id='c', type='function', index=0,
+                                             function=self._function_delta(arguments='{'))
+        self._message = _fast_constructor(self.DeltaMessage, role='assistant',
+                                          tool_calls=[self._tool_delta(index=0, id=None, type=None, function=None)])
+
+    def tool_delta(self, d: Any) -> Any:
+        f = d.function
+        if f is not None:
+            name, arguments = f.name, f.arguments
+            # Only the fields LMDeploy passes are "set" (mirrors its constructors).
+            if name is None:
+                f = self._function_delta(arguments=arguments) if arguments is not None else self._function_delta()
+            elif arguments is None:
+                f = self._function_delta(name=name)
+            else:
+                f = self._function_delta(name=name, arguments=arguments)
+        return self._tool_delta(id=d.id, type=d.type, index=d.index, function=f)
+
+    def message(self, m: Any) -> Any:
+        calls = m.tool_calls
+        if calls is not None:
+            convert = self.tool_delta
+            return self._message(role=m.role, tool_calls=[convert(d) for d in calls])
+        reasoning = m.reasoning_content
+        if reasoning is not None:
+            if m.content is None:
+                return self._message(role=m.role, reasoning_content=reasoning)
+            return self._message(role=m.role, content=m.content, reasoning_content=reasoning)
+        return self._message(role=m.role, content=m.content)
+
+    def pairs(self, out: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
+        convert = self.message
+        return [(convert(m), emitted) for m, emitted in out]
+
+    def tool_call(self, c: Any) -> Any:
+        f = c.function
+        return self._call(id=c.id, type=c.type, function=self._function(name=f.name, arguments=f.arguments))
+
+    def complete(self, result: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        content, calls, reasoning = result
+        if calls is not None:
+            calls = [self.tool_call(c) for c in calls]
+        return content, calls, reasoning
+
+
+_PROTOCOL: _Protocol | None = None
+
+
+def _protocol() -> _Protocol:
+    global _PROTOCOL
+    if _PROTOCOL is None:
+        try:
+            module = importlib.import_module('lmdeploy.serve.openai.protocol')
+        except ImportError as err:
+            raise ImportError('lmparse.compat.lmdeploy needs LMDeploy (lmdeploy==0.18.x): '
+                              f'cannot import lmdeploy.serve.openai.protocol ({err})') from err
+        _PROTOCOL = _Protocol(module)
+    return _PROTOCOL
+
+
+# ---------------------------------------------------------------------------
+# tool_choice="required" for InternLM2 (LMDeploy overrides the generic path)
+# ---------------------------------------------------------------------------
+
+def internlm2_required_response_format(tools: Iterable[Any] | None, *, reasoning: bool,
+                                       open_tag: str = '<|action_start|><|plugin|>',
+                                       close_tag: str = '<|action_end|>', name_field: str = 'name',
+                                       argument_field: str = 'parameters') -> dict[str, Any]:
+    """XGrammar structural tag forcing at least one InternLM2 action block.
+
+    Each allowed tool is one tag: the open tag and the JSON envelope's fixed
+    head (``{"name": "<tool>", "parameters": ``), the parameters constrained by
+    the tool's JSON schema, then ``}`` and the close tag; blocks are separated
+    by a newline and trailing whitespace may follow. With ``reasoning`` the
+    model first writes free text up to ``</think>`` and a blank line.
+    """
+    import json
+
+    try:
+        from xgrammar import structural_tag as st  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as err:
+        raise ImportError('`tool_choice="required"` needs xgrammar: pip install "lmparse[structural-tags]"') from err
+    tags = []
+    for tool in tools or ():
+        function = _req.tool_function_dict(tool)
+        name = function.get('name')
+        if not isinstance(name, str):
+            raise ValueError(f'every tool needs a string function name, got {name!r}')
+        schema = function.get('parameters') or {'type': 'object'}
+        head = f'{open_tag}{{{json.dumps(name_field)}: {json.dumps(name)}, {json.dumps(argument_field)}: '
+        tags.append(st.TagFormat(begin=head, content=st.JSONSchemaFormat(json_schema=schema), end='}' + close_tag))
+    if not tags:
+        raise ValueError('`tool_choice="required"` requires at least one tool.')
+    calls = st.TagsWithSeparatorFormat(tags=tags, separator='\n', at_least_one=True)
+    # Whitespace after the last block must not force another call before EOS.
+    body = st.SequenceFormat(elements=[calls, st.RegexFormat(pattern=r'\s*')])
+    if reasoning:
+        body = st.SequenceFormat(elements=[st.TagFormat(begin='', content=st.AnyTextFormat(), end='</think>'),
+                                           st.ConstStringFormat(value='\n\n'), body])
+    result: dict[str, Any] = st.StructuralTag(format=body).model_dump(mode='json')
+    return result
+
+
+class LmdeployInternlm2ToolParser(lmparse.Internlm2ToolParser):
+    """lmparse's InternLM2 parser plus LMDeploy's custom required-tool structural tag."""
+
+    @classmethod
+    def build_required_response_format(cls, tools: Iterable[Any] | None, *, reasoning: bool) -> dict[str, Any]:
+        return internlm2_required_response_format(
+            tools, reasoning=reasoning, open_tag=cls.get_tool_open_tag(), close_tag=cls.get_tool_close_tag(),
+            name_field=cls.name_field, argument_field=cls.argument_field)
+
+
+# ---------------------------------------------------------------------------
+# response parsers (LMDeploy-facing wrappers around lmparse's compiled ones)
+# ---------------------------------------------------------------------------
+
+ResponseParser = lmparse.ResponseParser
+
+
+class _WrappedParser(ResponseParser):
+    """Forwards to one lmparse parser and converts its output to LMDeploy's types."""
+
+    _inner: Any
+    _types: _Protocol
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not defined here (mode, _pending, enable_thinking...).
+        if name == '_inner':
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    @property
+    def request(self) -> Any:
+        return self._inner.request
+
+    @request.setter
+    def request(self, value: Any) -> None:
+        self._inner.request = value
+
+    @property
+    def tool_parser(self) -> Any:
+        return self._inner.tool_parser
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        result: int | None = self._inner.reasoning_tokens
+        return result
+
+    @reasoning_tokens.setter
+    def reasoning_tokens(self, value: int | None) -> None:
+        self._inner.reasoning_tokens = value
+
+    def stream_chunk(self, delta_text: str | None, delta_token_ids: Sequence[int] | None = None,
+                     final: bool = False, **kwargs: Any) -> list[tuple[Any, bool]]:
+        out = self._inner.stream_chunk(delta_text, delta_token_ids, final, **kwargs)
+        if not out:
+            return out  # type: ignore[no-any-return]
+        return self._types.pairs(out)
+
+    def parse_complete(self, text: str, token_ids: Sequence[int] | None = None,
+                       **kwargs: Any) -> tuple[Any, Any, Any]:
+        return self._types.complete(self._inner.parse_complete(text, token_ids, **kwargs))
+
+
+_INNER_LOCK = threading.Lock()
+
+
+class LmdeployBaseResponseParser(_WrappedParser):
+    """LMDeploy's ``BaseResponseParser`` backed by :class:`lmparse.BaseResponseParser`.
+
+    Configured process-wide through class attributes, as in LMDeploy
+    (``reasoning_parser_cls``, ``tool_parser_cls``, ``tokenizer``); assigning
+    them directly works too. One lmparse class per configuration is built and
+    cached, so constructing a parser costs a few attribute reads.
+    """
+
+    reasoning_parser_cls: ClassVar[Any] = None
+    tool_parser_cls: ClassVar[Any] = None
+    tokenizer: ClassVar[Any] = None
+    supports_required_tool_choice: ClassVar[bool] = True
+    MODE_PLAIN: ClassVar[str] = 'plain'
+    MODE_REASONING: ClassVar[str] = 'reasoning'
+    MODE_TOOL: ClassVar[str] = 'tool'
+    # (reasoning cls, tool cls, tokenizer, lmparse class) per wrapper class
+    _inner_cache: ClassVar[dict[type, tuple[Any, Any, Any, type]]] = {}
+
+    def __init__(self, request: Any) -> None:
+        cls = type(self)
+        rcls, tcls, tok = cls.reasoning_parser_cls, cls.tool_parser_cls, cls.tokenizer
+        entry = self._inner_cache.get(cls)
+        if entry is None or entry[0] is not rcls or entry[1] is not tcls or entry[2] is not tok:
+            entry = cls._build_inner(rcls, tcls, tok)
+        object.__setattr__(self, '_types', _protocol())
+        object.__setattr__(self, '_inner', entry[3](request))
+
+    @classmethod
+    def _build_inner(cls, rcls: Any, tcls: Any, tok: Any) -> tuple[Any, Any, Any, type]:
+        attrs: dict[str, Any] = {'reasoning_parser_cls': rcls, 'tool_parser_cls': tcls, 'tokenizer': tok,
+                                 '__module__': __name__}
+        if any('chat_template_kwargs_from_request' in k.__dict__ for k in cls.__mro__
+               if k is not LmdeployBaseResponseParser and issubclass(k, LmdeployBaseResponseParser)):
+            # A user subclass overrides the hook: route lmparse's call to it.
+            outer = cls
+
+            def kwargs_hook(_inner_cls: type, request: Any) -> Any:
+                return outer.chat_template_kwargs_from_request(request)
+            attrs['chat_template_kwargs_from_request'] = classmethod(kwargs_hook)
+        name = f'{cls.__name__}[lmparse]'
+        attrs['__qualname__'] = name
+        inner = type(name, (lmparse.BaseResponseParser,), attrs)
+        entry = (rcls, tcls, tok, inner)
+        with _INNER_LOCK:
+            cls._inner_cache[cls] = entry
+        return entry
+
+    @classmethod
+    def set_parsers(cls, reasoning_parser_name: str | None = None, tool_parser_name: str | None = None,
+                    tokenizer: Any = None) -> None:
+        """Configure by registry name with LMDeploy's semantics: a ``None`` name keeps its slot."""
+        reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
+        cls.tokenizer = tokenizer
+        if reasoning_parser_name is not None:
+            cls.reasoning_parser_cls = ReasoningParserManager.get(reasoning_parser_name)
+            if tokenizer is not None:
+                cls.reasoning_parser_cls.validate_tokenizer(tokenizer)
+        if tool_parser_name is not None:
+            cls.tool_parser_cls = ToolParserManager.get(tool_parser_name)
+
+    @classmethod
+    def chat_template_kwargs_from_request(cls, request: Any) -> dict[str, Any]:
+        return _req.chat_template_kwargs_from_request(request)
+
+    @property
+    def reasoning_parser(self) -> Any:
+        return self._inner.reasoning_parser
+
+
+class LmdeployGptOssResponseParser(_WrappedParser):
+    """LMDeploy's ``gpt-oss`` response parser backed by lmparse's Harmony parser.
+
+    Needs neither ``openai_harmony`` nor its vocabulary download.
+    """
+
+    tool_parser_cls: ClassVar[Any] = lmparse.HarmonyToolParser
+    reasoning_parser_cls: ClassVar[Any] = None
+    tokenizer: ClassVar[Any] = None
+    # How Harmony special tokens arrive: 'auto', 'text' or 'ids' (see lmparse.GptOssResponseParser).
+    input_mode: ClassVar[Literal['auto', 'text', 'ids']] = 'auto'
+    supports_required_tool_choice: ClassVar[bool] = True
+    _inner_cache: ClassVar[dict[type, tuple[Any, str, type]]] = {}
+
+    def __init__(self, request: Any) -> None:
+        cls = type(self)
+        tok, mode = cls.tokenizer, cls.input_mode
+        entry = self._inner_cache.get(cls)
+        if entry is None or entry[0] is not tok or entry[1] != mode:
+            name = f'{cls.__name__}[lmparse]'
+            inner_cls = type(name, (lmparse.GptOssResponseParser,),
+                             {'tokenizer': tok, 'input_mode': mode, '__module__': __name__, '__qualname__': name})
+            entry = (tok, mode, inner_cls)
+            with _INNER_LOCK:
+                cls._inner_cache[cls] = entry
+        object.__setattr__(self, '_types', _protocol())
+        object.__setattr__(self, '_inner', entry[2](request))
+
+    @classmethod
+    def set_parsers(cls, reasoning_parser_name: str | None = None, tool_parser_name: str | None = None,
+                    tokenizer: Any = None) -> None:
+        """Harmony parses its own channels: names are ignored, the tokenizer is kept."""
+        cls.tokenizer = tokenizer
+
+
+# ---------------------------------------------------------------------------
+# the swapped modules
+# ---------------------------------------------------------------------------
+
+def _populate_registries() -> None:
+    """Fill the swapped registries from lmparse's (same names, LMDeploy-facing classes)."""
+    from lmparse.registry import ReasoningParserManager as LpReasoning
+    from lmparse.registry import ToolParserManager as LpTools
+
+    for name, cls in LpReasoning.module_dict.items():
+        ReasoningParserManager.module_dict.setdefault(name, cls)
+    for name, cls in LpTools.module_dict.items():
+        if cls is lmparse.Internlm2ToolParser:
+            cls = LmdeployInternlm2ToolParser
+        ToolParserManager.module_dict.setdefault(name, cls)
+    ResponseParserManager.module_dict.setdefault('default', LmdeployBaseResponseParser)
+    ResponseParserManager.module_dict.setdefault('gpt-oss', LmdeployGptOssResponseParser)
+
+
+def _module_namespaces(p: _Protocol) -> dict[str, dict[str, Any]]:
+    """Public names of each swapped module (LMDeploy 0.18's, minus typing helpers)."""
+    from lmparse.tools.dsml import DSML_TOKEN
+
+    log = logging.getLogger('lmdeploy')
+    reasoning_base = {'ReasoningParser': lmparse.ReasoningParser, 'ReasoningParserManager': ReasoningParserManager}
+    tool_base = {'ToolParser': lmparse.ToolParser, 'ToolParserManager': ToolParserManager}
+    tool_classes = {
+        'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
+        'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser,
+        'Glm47ToolParser': lmparse.Glm47ToolParser,
+        'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser,
+        'Internlm2ToolParser': LmdeployInternlm2ToolParser,
+        'JsonToolParser': lmparse.JsonToolParser,
+        'KimiK2ToolParser': lmparse.KimiK2ToolParser,
+        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser,
+        'Qwen3ToolParser': lmparse.Qwen3ToolParser,
+        'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
+        'XmlToolParser': lmparse.XmlToolParser,
+    }
+    return {
+        _ROOT: {'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
+                'ResponseParserManager': ResponseParserManager, 'validate_parser_names': validate_parser_names},
+        _ROOT + '.response_parser': {
+            'BaseResponseParser': LmdeployBaseResponseParser, 'DeltaMessage': p.DeltaMessage,
+            'Registry': LmdeployRegistry, 'ResponseParser': ResponseParser,
+            'ResponseParserManager': ResponseParserManager, 'logger': log,
+            'normalize_chat_request': _req.normalize_chat_request, 'validate_parser_names': validate_parser_names},
+        _REASONING: {**reasoning_base, 'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES,
+                     'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser,
+                     'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser,
+                     'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
+        _REASONING + '.reasoning_parser': {**reasoning_base, 'Registry': LmdeployRegistry,
+                                           'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES},
+        _REASONING + '.deepseek_v3_reasoning_parser': {
+            **reasoning_base, 'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser},
+        _REASONING + '.deepseek_v32_reasoning_parser': {
+            **reasoning_base, 'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser},
+        _REASONING + '.deepseek_v4_reasoning_parser': {
+            **reasoning_base, 'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
+        _TOOL: {**tool_base, **tool_classes},
+        _TOOL + '.tool_parser': {**tool_base, 'Registry': LmdeployRegistry, 'DeltaToolCall': p.DeltaToolCall,
+                                 'FunctionCall': p.FunctionCall, 'ToolCall': p.ToolCall,
+                                 'dump_tools': _req.dump_tools},
+        _TOOL + '.json_tool_parser': {'ToolParser': lmparse.ToolParser, 'JsonToolParser': lmparse.JsonToolParser,
+                                      'JsonValueScanner': lmparse.JsonValueScanner, 'DeltaToolCall': p.DeltaToolCall,
+                                      'JsonParsePhase': JsonParsePhase},
+        _TOOL + '.json_value_scanner': {'JsonValueScanner': lmparse.JsonValueScanner},
+        _TOOL + '.xml_tool_parser': {'ToolParser': lmparse.ToolParser, 'XmlToolParser': lmparse.XmlToolParser,
+                                     'DeltaToolCall': p.DeltaToolCall, 'XmlParsePhase': XmlParsePhase},
+        _TOOL + '.qwen3_tool_parser': {'ToolParserManager': ToolParserManager,
+                                       'JsonToolParser': lmparse.JsonToolParser,
+                                       'Qwen3ToolParser': lmparse.Qwen3ToolParser},
+        _TOOL + '.internlm2_tool_parser': {'ToolParserManager': ToolParserManager,
+                                           'JsonToolParser': lmparse.JsonToolParser,
+                                           'Internlm2ToolParser': LmdeployInternlm2ToolParser},
+        _TOOL + '.llama3_tool_parser': {'ToolParserManager': ToolParserManager,
+                                        'JsonToolParser': lmparse.JsonToolParser,
+                                        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser},
+        _TOOL + '.qwen3coder_tool_parser': {'ToolParserManager': ToolParserManager,
+                                            'XmlToolParser': lmparse.XmlToolParser,
+                                            'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser},
+        _TOOL + '.interns2preview_tool_parser': {'ToolParserManager': ToolParserManager,
+                                                 'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
+                                                 'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser},
+        _TOOL + '.glm47_tool_parser': {'ToolParserManager': ToolParserManager,
+                                       'XmlToolParser': lmparse.XmlToolParser,
+                                       'Glm47ToolParser': lmparse.Glm47ToolParser},
+        _TOOL + '.kimi_k2_tool_parser': {**tool_base, 'DeltaToolCall': p.DeltaToolCall,
+                                         'JsonValueScanner': lmparse.JsonValueScanner,
+                                         'KimiK2ToolParser': lmparse.KimiK2ToolParser},
+        _TOOL + '.deepseek_v32_tool_parser': {**tool_base, 'DSML_TOKEN': DSML_TOKEN,
+                                              'DeltaToolCall': p.DeltaToolCall,
+                                              'JsonValueScanner': lmparse.JsonValueScanner,
+                                              'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser},
+        _TOOL + '.deepseek_v4_tool_parser': {'ToolParserManager': ToolParserManager,
+                                             'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
+                                             'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser},
+        _ROOT + '.gpt_oss_response_parser': {'GptOssResponseParser': LmdeployGptOssResponseParser, 'logger': log},
+        _ROOT + '._openai_harmony': {
+            'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
+            'ResponseParserManager': ResponseParserManager, 'normalize_chat_request': _req.normalize_chat_request,
+            'DeltaMessage': p.DeltaMessage, 'DeltaToolCall': p.DeltaToolCall,
+            'DeltaFunctionCall': p.DeltaFunctionCall, 'ToolCall': p.ToolCall, 'FunctionCall': p.FunctionCall,
+            'logger': log},
+    }
+
+
+# The registries work without install() too (the classes can be used directly).
+_populate_registries()
+
+
+class _SwapState:
+    """What install() replaced, so uninstall() can put it back."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, types.ModuleType | None] = {}  # name -> original (None: was not imported)
+        self.parent_attrs: list[tuple[types.ModuleType, str, Any, bool]] = []  # (parent, attr, old, had)
+        self.rebound: list[tuple[dict[str, Any], str, Any, Any]] = []  # (globals, name, old, new)
+        self.swapped: dict[str, types.ModuleType] = {}
+
+
+_STATE: _SwapState | None = None
+_LOCK = threading.RLock()
+
+
+def installed() -> bool:
+    """Whether the swap is active."""
+    return _STATE is not None
+
+
+def _build_modules(p: _Protocol) -> dict[str, types.ModuleType]:
+    spaces = _module_namespaces(p)
+    modules: dict[str, types.ModuleType] = {}
+    for name in LMDEPLOY_MODULES:
+        mod = types.ModuleType(name, f'lmparse-backed replacement for LMDeploy 0.18\'s {name}.')
+        mod.__dict__.update(spaces[name])
+        mod.__dict__['__all__'] = sorted(k for k in spaces[name] if k not in ('logger', 'Registry'))
+        mod.__dict__['__lmparse_swapped__'] = True
+        if name in (_ROOT, _TOOL, _REASONING):
+            mod.__path__ = []  # a package, but with no importable files: unknown submodules fail cleanly
+            mod.__package__ = name
+        else:
+            mod.__package__ = name.rpartition('.')[0]
+        modules[name] = mod
+    for name, mod in modules.items():
+        parent, _, attr = name.rpartition('.')
+        if parent in modules:
+            setattr(modules[parent], attr, mod)
+    return modules
+
+
+def install() -> None:
+    """Swap ``lmdeploy.serve.parsers`` (and every submodule) for lmparse-backed modules.
+
+    Idempotent. Works before or after LMDeploy's parser modules were imported:
+
+    * before: LMDeploy's parser modules are never imported;
+    * after: ``sys.modules`` entries and the ``parsers`` attribute of
+      ``lmdeploy.serve`` are replaced, and every module-level name in an
+      already imported ``lmdeploy.*`` module that refers to one of LMDeploy's
+      parser objects (e.g. ``from lmdeploy.serve.parsers import
+      ResponseParserManager``) is rebound to its replacement. Not swapped:
+      references held elsewhere (parser classes already stored, e.g. a running
+      server's ``server_context.response_parser_cls``, parser instances alive,
+      subclasses of LMDeploy's classes, objects captured in closures or
+      non-``lmdeploy`` modules), and LMDeploy's original module objects
+      themselves stay unchanged for whoever still holds them.
+    """
+    global _STATE
+    with _LOCK:
+        if _STATE is not None:
+            return
+        p = _protocol()
+        _populate_registries()
+        modules = _build_modules(p)
+        state = _SwapState()
+        state.swapped = modules
+        originals: dict[int, Any] = {}
+        for name in LMDEPLOY_MODULES:
+            old = sys.modules.get(name)
+            state.modules[name] = old
+            if old is not None:
+                new_space = modules[name].__dict__
+                for attr, value in list(vars(old).items()):
+                    if attr.startswith('_') or isinstance(value, types.ModuleType):
+                        continue
+                    if attr in new_space and new_space[attr] is not value:
+                        originals.setdefault(id(value), (value, new_space[attr]))
+        for name in LMDEPLOY_MODULES:
+            sys.modules[name] = modules[name]
+        serve = sys.modules.get('lmdeploy.serve')
+        if serve is not None:
+            state.parent_attrs.append((serve, 'parsers', getattr(serve, 'parsers', None), hasattr(serve, 'parsers')))
+            serve.parsers = modules[_ROOT]  # type: ignore[attr-defined]
+        if originals:
+            _rebind(state, originals)
+        _STATE = state
+        logger.debug('lmparse: LMDeploy parsers swapped (%d modules, %d references rebound)',
+                     len(modules), len(state.rebound))
+
+
+def _rebind(state: _SwapState, originals: dict[int, tuple[Any, Any]]) -> None:
+    """Rebind module globals of imported ``lmdeploy.*`` modules that hold LMDeploy parser objects."""
+    swapped_names = set(LMDEPLOY_MODULES)
+    for mod_name, mod in list(sys.modules.items()):
+        if mod is None or not (mod_name == 'lmdeploy' or mod_name.startswith('lmdeploy.')):
+            continue
+        if mod_name in swapped_names or mod_name.startswith(_ROOT + '.') or mod_name == _ROOT:
+            continue  # LMDeploy's own parser modules stay as they are (they are out of sys.modules now)
+        space = getattr(mod, '__dict__', None)
+        if not isinstance(space, dict):
+            continue
+        for attr, value in list(space.items()):
+            hit = originals.get(id(value))
+            if hit is not None and hit[0] is value:
+                space[attr] = hit[1]
+                state.rebound.append((space, attr, value, hit[1]))
+
+
+def uninstall() -> None:
+    """Undo :func:`install`: LMDeploy's modules (or their absence) come back. Idempotent."""
+    global _STATE
+    with _LOCK:
+        state = _STATE
+        if state is None:
+            return
+        for name, old in state.modules.items():
+            if sys.modules.get(name) is not state.swapped[name]:
+                continue  # replaced by someone else since: leave it
+            if old is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = old
+        for parent, attr, old_value, had in state.parent_attrs:
+            if getattr(parent, attr, None) is state.swapped.get(_ROOT):
+                if had:
+                    setattr(parent, attr, old_value)
+                else:
+                    delattr(parent, attr)
+        for space, attr, old_value, new_value in reversed(state.rebound):
+            if space.get(attr) is new_value:
+                space[attr] = old_value
+        _STATE = None
+
+
+# ---------------------------------------------------------------------------
+# console script: lmparse-lmdeploy
+# ---------------------------------------------------------------------------
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``lmparse-lmdeploy ARGS``: install the swap, then run LMDeploy's own CLI with ARGS."""
+    if argv is not None:
+        sys.argv = [sys.argv[0], *argv]
+    try:
+        install()
+        from lmdeploy.cli import run  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as err:
+        print(f'lmparse-lmdeploy: {err}', file=sys.stderr)
+        return 1
+    result = run()
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == '__main__':  # pragma: no cover
+    sys.exit(main())
