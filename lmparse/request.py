@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     'dump_tools',
     'get_field',
     'normalize_chat_request',
+    'prepare_tools',
     'tool_choice_function_name',
     'tool_choice_kind',
     'tool_function_dict',
@@ -316,8 +318,9 @@ class ChatCompletionRequest:
                 setf(new, name, copy.deepcopy(getattr(self, name), memo))
             setf(new, 'extra', copy.deepcopy(self.extra, memo))
         else:
-            for name in _FIELDS:
-                setf(new, name, getattr(self, name))
+            # One C-level read of every slot; runs once per parser construction.
+            for setter, value in zip(_SLOT_SETTERS, _read_fields(self)):
+                setter(new, value)
             # Own extras dict so new attributes on the copy don't leak back.
             setf(new, 'extra', dict(self.extra))
         if update:
@@ -333,6 +336,16 @@ class ChatCompletionRequest:
                     raise ValueError("'extra' cannot be replaced through model_copy(update=...)")
                 else:
                     new.extra[name] = value
+        return new
+
+    def _copy_with_tools(self, tools: list[dict[str, Any]]) -> ChatCompletionRequest:
+        """``model_copy(update={'tools': tools})`` for tools the caller already validated."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        for setter, value in zip(_SLOT_SETTERS, _read_fields(self)):
+            setter(new, value)
+        object.__setattr__(new, 'tools', tools)
+        object.__setattr__(new, 'extra', dict(self.extra))
         return new
 
     def model_dump(self, exclude_none: bool = False) -> dict[str, Any]:
@@ -373,6 +386,11 @@ class ChatCompletionRequest:
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
+
+
+_read_fields = operator.attrgetter(*_FIELDS)
+# The slot descriptors' own setters: no Python-level __setattr__ on the copy path.
+_SLOT_SETTERS = tuple(getattr(ChatCompletionRequest, name).__set__ for name in _FIELDS)
 
 
 # ---------------------------------------------------------------------------
@@ -524,6 +542,47 @@ def dump_tools(request: Any) -> Any:
     else:
         kept = [tool_function_dict(tool) for tool in tools]
     return update_request(request, tools=kept)
+
+
+def prepare_tools(request: Any) -> tuple[Any, set[str], dict[str, dict[str, Any]]]:
+    """``(dump_tools(request), allowed_tool_names(...), tool_parameter_schemas(...))`` in one pass.
+
+    Runs once per parser construction. The common shape (a list of OpenAI
+    dict tools, tool_choice not naming functions) is handled in a single
+    loop; every other shape takes the general functions, with equal results.
+    """
+    choice = get_field(request, 'tool_choice', 'auto')
+    if not (choice is None or choice == 'auto' or choice == 'none' or choice == 'required'):
+        dumped = dump_tools(request)
+        return dumped, allowed_tool_names(dumped), tool_parameter_schemas(dumped)
+    tools = get_field(request, 'tools')
+    if not tools:
+        return update_request(request, tools=None), set(), {}
+    if type(tools) is not list:
+        dumped = dump_tools(request)
+        return dumped, allowed_tool_names(dumped), tool_parameter_schemas(dumped)
+    kept: list[dict[str, Any]] = []
+    names: set[str] = set()
+    schemas: dict[str, dict[str, Any]] = {}
+    valid = True
+    for tool in tools:
+        function = tool.get('function') if type(tool) is dict else None
+        if type(function) is not dict or 'function' in function:
+            dumped = dump_tools(request)
+            return dumped, allowed_tool_names(dumped), tool_parameter_schemas(dumped)
+        function = dict(function)
+        kept.append(function)
+        name = function.get('name')
+        if not isinstance(name, str):
+            valid = False
+        elif name not in names:
+            names.add(name)
+            parameters = function.get('parameters')
+            schemas[name] = parameters if isinstance(parameters, dict) else {}
+    if valid and type(request) is ChatCompletionRequest:
+        # Bare function dicts with string names: exactly what _check_tools accepts.
+        return request._copy_with_tools(kept), names, schemas
+    return update_request(request, tools=kept), names, schemas
 
 
 def allowed_tool_names(request: Any) -> set[str]:

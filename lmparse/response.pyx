@@ -6,7 +6,7 @@ configuration LMDeploy's server and tests use.
 """
 import logging
 
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_Substring
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
@@ -17,7 +17,101 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
+# Pure Python, imports no compiled module: bound once instead of on every construction.
+from lmparse.request import (
+    as_request,
+    chat_template_kwargs_from_request,
+    dump_tools,
+    get_field,
+    normalize_chat_request,
+    tool_choice_kind,
+    update_request,
+)
+
+from lmparse.request import _FIELDS as _REQUEST_FIELDS
+from lmparse.request import ChatCompletionRequest as _OwnRequest
+
 logger = logging.getLogger('lmparse')
+
+# Construction runs once per response; for lmparse's own request type the
+# common cases read the slots through their C descriptors (a Python-level
+# attribute read on that type goes through its __getattr__ hook).
+cdef extern from *:
+    """
+    static PyObject *lmp_resp_slot_get(PyObject *descr, PyObject *obj) {
+        return Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)Py_TYPE(obj));
+    }
+    """
+    object lmp_resp_slot_get(object descr, object obj)
+
+cdef dict _SLOT = {name: _OwnRequest.__dict__[name] for name in _REQUEST_FIELDS}
+cdef bint _SLOTS_OK = all(type(d).__name__ == 'member_descriptor' for d in _SLOT.values())
+cdef object _S_CHOICE = _SLOT['tool_choice']
+cdef object _S_CTK = _SLOT['chat_template_kwargs']
+cdef object _S_THINK = _SLOT['enable_thinking']
+cdef object _S_EFFORT = _SLOT['reasoning_effort']
+cdef object _S_FORMAT = _SLOT['response_format']
+cdef object _S_STOP = _SLOT['stop']
+cdef object _S_MCT = _SLOT['max_completion_tokens']
+cdef object _S_MT = _SLOT['max_tokens']
+cdef object _S_MESSAGES = _SLOT['messages']
+cdef object _DEFAULT_KWARGS_FUNC = None  # BaseResponseParser's hook, set below
+
+
+cdef object _own_choice(object request):
+    """tool_choice_kind() of an own request when the value is a plain keyword, else None."""
+    choice = lmp_resp_slot_get(_S_CHOICE, request)
+    if choice is None:
+        return 'auto'
+    if type(choice) is str and (choice == 'auto' or choice == 'none' or choice == 'required'):
+        return choice
+    return None
+
+
+cdef object _own_template_kwargs(object request):
+    """chat_template_kwargs_from_request() without its warnings path, else None."""
+    if lmp_resp_slot_get(_S_THINK, request) is not None:
+        return None
+    ctk = lmp_resp_slot_get(_S_CTK, request)
+    if ctk is not None and type(ctk) is not dict:
+        return None
+    effort = lmp_resp_slot_get(_S_EFFORT, request)
+    if effort is not None and type(effort) is not str:
+        return None
+    kwargs = (<dict>ctk).copy() if ctk else {}
+    if effort == 'high' or effort == 'max':
+        kwargs.setdefault('reasoning_effort', effort)
+    return kwargs
+
+
+cdef bint _same_choice(object adjusted, object request):
+    """Whether the adjusted request kept the original tool_choice object (its kind is known)."""
+    if _SLOTS_OK and type(adjusted) is _OwnRequest and type(request) is _OwnRequest:
+        return lmp_resp_slot_get(_S_CHOICE, adjusted) is lmp_resp_slot_get(_S_CHOICE, request)
+    return get_field(adjusted, 'tool_choice', 'auto') is get_field(request, 'tool_choice', 'auto')
+
+
+cdef bint _own_is_normal(object request):
+    """True when normalize_chat_request() would return an own request unchanged."""
+    if lmp_resp_slot_get(_S_FORMAT, request) is not None:
+        return False
+    if isinstance(lmp_resp_slot_get(_S_STOP, request), str):
+        return False
+    if lmp_resp_slot_get(_S_MCT, request) is None and lmp_resp_slot_get(_S_MT, request) is not None:
+        return False
+    messages = lmp_resp_slot_get(_S_MESSAGES, request)
+    if type(messages) is not list:
+        return False
+    for message in <list>messages:
+        if type(message) is dict:
+            if (<dict>message).get('role') != 'assistant':
+                continue
+            if not isinstance((<dict>message).get('tool_calls'), list):
+                continue
+            return False
+        elif isinstance(message, dict):
+            return False
+    return True
 
 __all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser']
 
@@ -46,10 +140,28 @@ cdef tuple _reasoning_token_ids(object tokenizer, object open_tag, object close_
     return (open_id, close_id)
 
 
-cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t end):
+cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t end):
     if tag is None:
         return -1
-    return PyUnicode_Find(text, <str>tag, 0, end, 1)
+    return PyUnicode_Find(text, <str>tag, start, end, 1)
+
+
+cdef Py_UCS4 _shared_lead(object a, object b, object c):
+    """First character shared by every given tag (0 when they differ or none is given).
+
+    Text before the first occurrence of that character can neither contain
+    a tag nor end in a tag prefix, so one FindChar settles most chunks.
+    """
+    cdef Py_UCS4 lead = 0, ch
+    for tag in (a, b, c):
+        if tag is None:
+            continue
+        ch = PyUnicode_READ(PyUnicode_KIND(tag), PyUnicode_DATA(tag), 0)
+        if lead == 0:
+            lead = ch
+        elif ch != lead:
+            return 0
+    return lead
 
 
 cdef class ResponseParserCore:
@@ -73,6 +185,10 @@ cdef class ResponseParserCore:
     cdef object _t_open
     cdef ToolParser _tool
     cdef int _tool_hooks
+    cdef Py_UCS4 _lead_plain
+    cdef Py_UCS4 _lead_reasoning
+    # Reused delta list for built-in tool parsers (handed off only when filled).
+    cdef list _scratch
     cdef public object request
     cdef public object reasoning_parser
     cdef public object tool_parser
@@ -88,26 +204,22 @@ cdef class ResponseParserCore:
 
     def __cinit__(self, *args, **kwargs):
         self._pending = ''
+        self._scratch = []
         self._rt_open_id = -1
         self._rt_close_id = -1
 
     def __init__(self, request):
-        from lmparse.request import (
-            as_request,
-            chat_template_kwargs_from_request,
-            dump_tools,
-            get_field,
-            normalize_chat_request,
-            tool_choice_kind,
-            update_request,
-        )
-
         cls = type(self)
         rcls = getattr(cls, 'reasoning_parser_cls', None)
         tcls = getattr(cls, 'tool_parser_cls', None)
         request = as_request(request)
+        cdef bint own = _SLOTS_OK and type(request) is _OwnRequest
         kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request', None)
-        kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
+        kwargs = None
+        if own and (kwargs_hook is None or getattr(kwargs_hook, '__func__', None) is _DEFAULT_KWARGS_FUNC):
+            kwargs = _own_template_kwargs(request)
+        if kwargs is None:
+            kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
         self._kwargs = kwargs
         enable_thinking = kwargs.get('enable_thinking', kwargs.get('thinking', None))
         if kwargs.get('thinking') is True:
@@ -121,14 +233,17 @@ cdef class ResponseParserCore:
             and enable_thinking is not False
             and self.reasoning_parser.starts_in_reasoning_mode())
 
-        choice = tool_choice_kind(request)
+        choice = _own_choice(request) if own else None
+        if choice is None:
+            choice = tool_choice_kind(request)
         if self.tool_parser is not None:
             adjusted = self.tool_parser.adjust_request(request)
         else:
             if choice == 'required':
                 raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
             adjusted = dump_tools(request)
-        adjusted = normalize_chat_request(adjusted)
+        if not (_SLOTS_OK and type(adjusted) is _OwnRequest and _own_is_normal(adjusted)):
+            adjusted = normalize_chat_request(adjusted)
         if choice == 'required':
             # The engine applies one guided-decoding constraint: the structural tag wins.
             fmt = self.tool_parser.build_required_response_format(
@@ -148,7 +263,8 @@ cdef class ResponseParserCore:
         self._t_open = None
         self._tool = None
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
-        if self.tool_parser is not None and tool_choice_kind(self.request) != 'none':
+        if self.tool_parser is not None and (
+                choice if _same_choice(adjusted, request) else tool_choice_kind(adjusted)) != 'none':
             self._t_open = self.tool_parser.get_tool_open_tag() or None
             if self._t_open is None:
                 raise RuntimeError(f'Tool parser {type(self.tool_parser).__name__} must provide a tool start tag')
@@ -157,6 +273,8 @@ cdef class ResponseParserCore:
                 self._tool_hooks = self._tool._hooks
 
         self._passthrough = self.reasoning_parser is None and self.tool_parser is None
+        self._lead_plain = _shared_lead(self._r_open, self._t_open, None)
+        self._lead_reasoning = _shared_lead(self._r_close, self._t_open, self._r_open)
         self._mode = M_REASONING if self.reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -269,19 +387,28 @@ cdef class ResponseParserCore:
             out.append((new_delta_message(text, None, None), False))
         return 0
 
-    cdef bint _release_or_hold(self, list out, bint reasoning, object tag_a, object tag_b, object tag_c) except -1:
-        """No tag in the buffer: emit all but a suffix that may still grow into a tag."""
+    cdef bint _release_or_hold(self, list out, bint reasoning, Py_ssize_t start,
+                               object tag_a, object tag_b, object tag_c) except -1:
+        """No tag in the buffer: emit all but a suffix that may still grow into a tag.
+
+        ``start``: no tag prefix can begin before this offset.
+        """
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t hold = n, h
         if n == 0:
             return False
         if not self._final:
-            for tag in (tag_a, tag_b, tag_c):
-                if tag is not None:
-                    h = tag_prefix_hold(p, 0, <str>tag)
-                    if h < hold:
-                        hold = h
+            if tag_a is not None:
+                hold = tag_prefix_hold(p, start, <str>tag_a)
+            if tag_b is not None:
+                h = tag_prefix_hold(p, start, <str>tag_b)
+                if h < hold:
+                    hold = h
+            if tag_c is not None:
+                h = tag_prefix_hold(p, start, <str>tag_c)
+                if h < hold:
+                    hold = h
         if hold == 0:
             return False
         if hold == n:
@@ -295,18 +422,26 @@ cdef class ResponseParserCore:
     cdef bint _consume_plain(self, list out) except -1:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t at = -1, t
+        cdef Py_ssize_t at = -1, t, first = 0
         cdef bint to_reasoning = False
+        if self._lead_plain:
+            first = PyUnicode_FindChar(p, self._lead_plain, 0, n, 1) if n else -1
+            if first < 0:
+                if n == 0:
+                    return False
+                self._pending = ''
+                self._emit_text(out, p, False)
+                return True
         if self._r_open is not None:
-            at = _find(p, self._r_open, n)
+            at = _find(p, self._r_open, first, n)
             to_reasoning = at >= 0
         if self._t_open is not None:
-            t = _find(p, self._t_open, n if at < 0 else at)
+            t = _find(p, self._t_open, first, n if at < 0 else at)
             if t >= 0:
                 at = t
                 to_reasoning = False
         if at < 0:
-            return self._release_or_hold(out, False, self._r_open, self._t_open, None)
+            return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
         if to_reasoning:
@@ -320,21 +455,29 @@ cdef class ResponseParserCore:
     cdef bint _consume_reasoning(self, list out) except -1:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t at, t
+        cdef Py_ssize_t at, t, first = 0
         cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
-        at = _find(p, self._r_close, n)
+        if self._lead_reasoning:
+            first = PyUnicode_FindChar(p, self._lead_reasoning, 0, n, 1) if n else -1
+            if first < 0:
+                if n == 0:
+                    return False
+                self._pending = ''
+                self._emit_text(out, p, True)
+                return True
+        at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
-            t = _find(p, self._t_open, n if at < 0 else at)
+            t = _find(p, self._t_open, first, n if at < 0 else at)
             if t >= 0:
                 at = t
                 which = 1
         if self._r_open is not None:
-            t = _find(p, self._r_open, n if at < 0 else at)
+            t = _find(p, self._r_open, first, n if at < 0 else at)
             if t >= 0:
                 at = t
                 which = 2
         if at < 0:
-            return self._release_or_hold(out, True, self._r_close, self._t_open, self._r_open)
+            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), True)
         if which == 0:
@@ -361,15 +504,26 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t consumed
-        cdef list calls = []
+        cdef list calls
         cdef bint closed
-        if self._tool_hooks & HOOK_FEED:
+        if self._tool_hooks == 0:
+            # Built-in parser, no Python hooks: nothing can keep a reference to the list.
+            calls = self._scratch
+            if calls:
+                del calls[:]
+            consumed = self._tool.feed_c(p, calls, self._final)
+            closed = self._tool.block_closed
+            if calls:
+                self._scratch = []
+        elif self._tool_hooks & HOOK_FEED:
+            calls = []
             result = self.tool_parser.feed_tool_block(p, calls, final=self._final)
             if not isinstance(result, int) or not 0 <= result <= n:
                 raise ValueError(f'feed_tool_block returned {result!r}; expected an int in [0, {n}]')
             consumed = result
             closed = self.tool_parser.block_closed
         else:
+            calls = []
             consumed = self._tool.feed_c(p, calls, self._final)
             closed = self._tool.block_closed
         if consumed == n:
@@ -494,5 +648,7 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
 
     @classmethod
     def chat_template_kwargs_from_request(cls, request):
-        from lmparse.request import chat_template_kwargs_from_request
         return chat_template_kwargs_from_request(request)
+
+
+_DEFAULT_KWARGS_FUNC = BaseResponseParser.__dict__['chat_template_kwargs_from_request'].__func__

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Literal
 import lmparse
 from lmparse import request as _req
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
+from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
     'LMDEPLOY_MODULES',
@@ -251,57 +252,8 @@ def _protocol() -> _Protocol:
     return _PROTOCOL
 
 
-# ---------------------------------------------------------------------------
-# tool_choice="required" for InternLM2 (LMDeploy overrides the generic path)
-# ---------------------------------------------------------------------------
-
-def internlm2_required_response_format(tools: Iterable[Any] | None, *, reasoning: bool,
-                                       open_tag: str = '<|action_start|><|plugin|>',
-                                       close_tag: str = '<|action_end|>', name_field: str = 'name',
-                                       argument_field: str = 'parameters') -> dict[str, Any]:
-    """XGrammar structural tag forcing at least one InternLM2 action block.
-
-    Each allowed tool is one tag: the open tag and the JSON envelope's fixed
-    head (``{"name": "<tool>", "parameters": ``), the parameters constrained by
-    the tool's JSON schema, then ``}`` and the close tag; blocks are separated
-    by a newline and trailing whitespace may follow. With ``reasoning`` the
-    model first writes free text up to ``</think>`` and a blank line.
-    """
-    import json
-
-    try:
-        from xgrammar import structural_tag as st  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as err:
-        raise ImportError('`tool_choice="required"` needs xgrammar: pip install "lmparse[structural-tags]"') from err
-    tags = []
-    for tool in tools or ():
-        function = _req.tool_function_dict(tool)
-        name = function.get('name')
-        if not isinstance(name, str):
-            raise ValueError(f'every tool needs a string function name, got {name!r}')
-        schema = function.get('parameters') or {'type': 'object'}
-        head = f'{open_tag}{{{json.dumps(name_field)}: {json.dumps(name)}, {json.dumps(argument_field)}: '
-        tags.append(st.TagFormat(begin=head, content=st.JSONSchemaFormat(json_schema=schema), end='}' + close_tag))
-    if not tags:
-        raise ValueError('`tool_choice="required"` requires at least one tool.')
-    calls = st.TagsWithSeparatorFormat(tags=tags, separator='\n', at_least_one=True)
-    # Whitespace after the last block must not force another call before EOS.
-    body = st.SequenceFormat(elements=[calls, st.RegexFormat(pattern=r'\s*')])
-    if reasoning:
-        body = st.SequenceFormat(elements=[st.TagFormat(begin='', content=st.AnyTextFormat(), end='</think>'),
-                                           st.ConstStringFormat(value='\n\n'), body])
-    result: dict[str, Any] = st.StructuralTag(format=body).model_dump(mode='json')
-    return result
-
-
-class LmdeployInternlm2ToolParser(lmparse.Internlm2ToolParser):
-    """lmparse's InternLM2 parser plus LMDeploy's custom required-tool structural tag."""
-
-    @classmethod
-    def build_required_response_format(cls, tools: Iterable[Any] | None, *, reasoning: bool) -> dict[str, Any]:
-        return internlm2_required_response_format(
-            tools, reasoning=reasoning, open_tag=cls.get_tool_open_tag(), close_tag=cls.get_tool_close_tag(),
-            name_field=cls.name_field, argument_field=cls.argument_field)
+# lmparse's own InternLM2 parser carries LMDeploy's custom required-call structural tag.
+LmdeployInternlm2ToolParser = lmparse.Internlm2ToolParser
 
 
 # ---------------------------------------------------------------------------

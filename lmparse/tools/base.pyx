@@ -10,6 +10,91 @@ from lmparse.protocol cimport (
 )
 
 from lmparse.protocol import FunctionCall, ToolCall, random_call_id
+# Pure Python, imports no compiled module: safe at import time, saves a
+# function-level import on every parser construction.
+from lmparse.request import _FIELDS as _REQUEST_FIELDS
+from lmparse.request import ChatCompletionRequest as _OwnRequest
+from lmparse.request import allowed_tool_names as _allowed_tool_names
+from lmparse.request import as_request as _as_request
+from lmparse.request import prepare_tools as _prepare_tools
+
+# Slot descriptors of lmparse's own request type, read and written through
+# their C slots: a Python-level copy of 17 slots costs more than the whole
+# rest of a parser's construction.
+cdef extern from *:
+    """
+    static PyObject *lmp_slot_get(PyObject *descr, PyObject *obj) {
+        return Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)Py_TYPE(obj));
+    }
+    static int lmp_slot_set(PyObject *descr, PyObject *obj, PyObject *value) {
+        return Py_TYPE(descr)->tp_descr_set(descr, obj, value);
+    }
+    static PyObject *lmp_alloc(PyObject *type) {
+        return ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
+    }
+    """
+    object lmp_slot_get(object descr, object obj)
+    int lmp_slot_set(object descr, object obj, object value) except -1
+    object lmp_alloc(object type)
+
+cdef tuple _REQUEST_SLOTS = tuple(_OwnRequest.__dict__[name] for name in _REQUEST_FIELDS + ('extra',))
+cdef Py_ssize_t _SLOT_TOOLS = _REQUEST_FIELDS.index('tools')
+cdef Py_ssize_t _SLOT_CHOICE = _REQUEST_FIELDS.index('tool_choice')
+cdef Py_ssize_t _SLOT_EXTRA = len(_REQUEST_FIELDS)
+cdef bint _SLOTS_OK = (type(_OwnRequest.__dict__['tools']).__name__ == 'member_descriptor'
+                       and _OwnRequest.__new__ is object.__new__)
+
+
+cdef tuple _prepare_own_request(object request):
+    """``prepare_tools`` for an exact ``ChatCompletionRequest`` in the common shape, in C.
+
+    Same result as ``lmparse.request.prepare_tools`` (which handles every other
+    shape and raises the validation errors): returns None to defer to it.
+    """
+    cdef tuple slots = _REQUEST_SLOTS
+    cdef list kept
+    cdef set names
+    cdef dict schemas
+    cdef Py_ssize_t i, n = len(slots)
+    choice = lmp_slot_get(slots[_SLOT_CHOICE], request)
+    if not (choice is None or (type(choice) is str and (
+            choice == 'auto' or choice == 'none' or choice == 'required'))):
+        return None
+    extra = lmp_slot_get(slots[_SLOT_EXTRA], request)
+    if type(extra) is not dict:
+        return None
+    tools = lmp_slot_get(slots[_SLOT_TOOLS], request)
+    names = set()
+    schemas = {}
+    if not tools:
+        kept = None
+    elif type(tools) is not list:
+        return None
+    else:
+        kept = []
+        for tool in <list>tools:
+            if type(tool) is not dict:
+                return None
+            function = (<dict>tool).get('function')
+            if type(function) is not dict or 'function' in <dict>function:
+                return None
+            name = (<dict>function).get('name')
+            if not isinstance(name, str):
+                return None  # the general path raises the validation error
+            kept.append((<dict>function).copy())
+            if name not in names:
+                names.add(name)
+                parameters = (<dict>function).get('parameters')
+                schemas[name] = parameters if isinstance(parameters, dict) else {}
+    new = lmp_alloc(_OwnRequest)
+    for i in range(n):
+        if i == _SLOT_TOOLS:
+            lmp_slot_set(slots[i], new, kept)
+        elif i == _SLOT_EXTRA:
+            lmp_slot_set(slots[i], new, (<dict>extra).copy())
+        else:
+            lmp_slot_set(slots[i], new, lmp_slot_get(slots[i], request))
+    return (new, names, schemas)
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -135,11 +220,11 @@ cdef class ToolParser:
 
     def adjust_request(self, request):
         """Dump tools for the chat template and record the allowed names."""
-        from lmparse.request import allowed_tool_names, as_request, dump_tools, tool_parameter_schemas
-
-        request = dump_tools(as_request(request))
-        self._allowed_tool_names = allowed_tool_names(request)
-        self._tool_schemas = tool_parameter_schemas(request)
+        request = _as_request(request)
+        prepared = _prepare_own_request(request) if _SLOTS_OK and type(request) is _OwnRequest else None
+        if prepared is None:
+            prepared = _prepare_tools(request)
+        request, self._allowed_tool_names, self._tool_schemas = prepared
         return request
 
     @classmethod
@@ -160,8 +245,7 @@ cdef class ToolParser:
 
     @staticmethod
     def _get_allowed_tool_names(request):
-        from lmparse.request import allowed_tool_names
-        return allowed_tool_names(request)
+        return _allowed_tool_names(request)
 
     # ---- tags -----------------------------------------------------------
 

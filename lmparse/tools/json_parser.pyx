@@ -6,6 +6,8 @@ value's source text is forwarded as soon as it is lexically stable.
 """
 import json
 
+from lmparse.request import ChatCompletionRequest, as_request, get_field, tool_choice_kind, update_request
+
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
@@ -142,7 +144,8 @@ cdef class JsonToolParser(ToolParser):
 
     cdef Py_ssize_t scan_value_span(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
         cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t limit, marker
+        cdef Py_ssize_t limit, marker = -1
+        cdef bint searched = False
         close_tag = self._close_tag
         while True:
             if scanner._in_string:
@@ -155,7 +158,11 @@ cdef class JsonToolParser(ToolParser):
                 if pos >= size:
                     return pos
                 continue
-            marker = PyUnicode_Find(text, close_tag, pos, size, 1) if close_tag is not None else -1
+            # The first close tag at or after pos: search again only when a
+            # string carried the cursor past it (no rescan per short string).
+            if close_tag is not None and (not searched or 0 <= marker < pos):
+                marker = PyUnicode_Find(text, close_tag, pos, size, 1)
+                searched = True
             if marker >= 0:
                 limit = marker
             elif final:
@@ -288,14 +295,28 @@ cdef class Internlm2ToolParser(JsonToolParser):
     def get_tool_close_tag(cls):
         return '<|action_end|>'
 
+    @classmethod
+    def build_required_response_format(cls, tools, *, reasoning):
+        """Action blocks whose parameters follow each tool's JSON schema (xgrammar has no built-in format)."""
+        from lmparse.structural_tags import internlm2_required_response_format
+        return internlm2_required_response_format(
+            tools, reasoning=reasoning, open_tag=cls.get_tool_open_tag(), close_tag=cls.get_tool_close_tag(),
+            name_field=cls.name_field, argument_field=cls.argument_field)
+
     def adjust_request(self, request):
         # The action markers are special tokens: keep them in the decoded text.
-        from lmparse.request import as_request, get_field, tool_choice_kind, update_request
-
         request = as_request(request)
         updates = {'spaces_between_special_tokens': False}
         if get_field(request, 'tools') and tool_choice_kind(request) != 'none':
             updates['skip_special_tokens'] = False
+        if type(request) is ChatCompletionRequest:
+            # The base adjustment already returns a fresh copy of our own type:
+            # setting the fields on it equals copying twice, at half the cost.
+            adjusted = super().adjust_request(request)
+            if type(adjusted) is ChatCompletionRequest and adjusted is not request:
+                for name, value in updates.items():
+                    object.__setattr__(adjusted, name, value)
+                return adjusted
         return super().adjust_request(update_request(request, **updates))
 
 
