@@ -1,0 +1,253 @@
+"""lmparse vs LMDeploy 0.18.0's Python parsers, side by side in one process.
+
+Setup (once; LMDeploy's parser layer without torch, see tools/install_oracle.sh)::
+
+    python -m pip install -e ".[bench]"
+    PYTHON=python tools/install_oracle.sh
+    python bench/compare_lmdeploy.py            # from the repository root
+
+For every registered benchmark fixture that LMDeploy 0.18 also supports, and
+every chunk size, both parsers get the same token-aligned chunks (a protocol
+tag is never cut: LMDeploy assumes tags are single tokens). Both results are
+checked against the fixture's expected result first; then the two are timed
+alternately (several lmparse runs, one LMDeploy run per round). A timed run is
+parser construction plus the whole stream; the request objects (LMDeploy's
+pydantic one, lmparse's own) are built once outside the timed region.
+Reported: microseconds per chunk (best of the rounds by default) and the ratio.
+The scaling table streams 10 KB, 100 KB and 1 MB arguments at 16-character
+chunks and reports nanoseconds per character.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from bench.fixtures import (  # noqa: E402
+    CHUNK_SIZES,
+    SCALING,
+    SCALING_CHUNK,
+    SCALING_SIZES,
+    BenchFixture,
+    load_all,
+    token_aligned_chunks,
+)
+from bench.memory import memory_report  # noqa: E402
+from bench.runner import (  # noqa: E402
+    describe_mismatch,
+    lmparse_class,
+    lmparse_request,
+    make_stream_runner,
+    reconstruct,
+    time_once,
+)
+
+
+class LMDeploy:
+    """LMDeploy 0.18.0's parsers behind the torch-free loader used by the oracle lane."""
+
+    def __init__(self) -> None:
+        from tests.oracle.lmdeploy_loader import (
+            LMDEPLOY_VERSION,
+            lmdeploy_chat_request_cls,
+            lmdeploy_version,
+            load_lmdeploy_parsers,
+        )
+
+        found = lmdeploy_version()
+        if found != LMDEPLOY_VERSION:
+            raise SystemExit(f'need lmdeploy=={LMDEPLOY_VERSION} (found {found}); run tools/install_oracle.sh')
+        self.parsers = load_lmdeploy_parsers()
+        self.request_cls = lmdeploy_chat_request_cls()
+        from lmdeploy.serve.parsers.reasoning_parser import ReasoningParserManager
+        from lmdeploy.serve.parsers.tool_parser import ToolParserManager
+        self.tools = ToolParserManager.module_dict
+        self.reasonings = ReasoningParserManager.module_dict
+
+    def supports(self, f: BenchFixture) -> bool:
+        return (f.lmdeploy and (f.tool_parser is None or f.tool_parser in self.tools)
+                and (f.reasoning_parser is None or f.reasoning_parser in self.reasonings)
+                and f.response_parser in self.parsers.ResponseParserManager.module_dict)
+
+    def configured(self, f: BenchFixture) -> type:
+        cls = self.parsers.ResponseParserManager.get(f.response_parser)
+        if hasattr(cls, 'set_parsers'):
+            # LMDeploy's set_parsers keeps names it is not given: clear first.
+            cls.reasoning_parser_cls = cls.tool_parser_cls = cls.tokenizer = None
+            cls.set_parsers(f.reasoning_parser, f.tool_parser)
+        return cls
+
+    def request(self, f: BenchFixture) -> Any:
+        return self.request_cls(**f.request)
+
+
+def measure(ours, theirs, budget: float, min_rounds: int, max_rounds: int) -> tuple[list[float], list[float]]:
+    """Alternate the two runs; lmparse repeats within a round so both get similar wall time."""
+    t_ours = max(time_once(ours), 1e-7)
+    t_theirs = max(time_once(theirs), 1e-7)
+    rounds = max(min_rounds, min(max_rounds, int(budget / t_theirs)))
+    reps = max(1, min(50, round(t_theirs / t_ours)))
+    a: list[float] = []
+    b: list[float] = []
+    gc.collect()
+    for _ in range(rounds):
+        for _ in range(reps):
+            a.append(time_once(ours))
+        b.append(time_once(theirs))
+    return a, b
+
+
+def stat(samples: list[float], how: str) -> float:
+    return min(samples) if how == 'min' else statistics.median(samples)
+
+
+def fmt_ratio(r: float) -> str:
+    return f'{r:6.1f}x'
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--sizes', default=','.join(map(str, CHUNK_SIZES)), help='chunk sizes (comma separated)')
+    ap.add_argument('--only', default='', help='substring filter on fixture ids')
+    ap.add_argument('--budget', type=float, default=0.5, help='seconds of LMDeploy time per cell (default 0.5)')
+    ap.add_argument('--min-rounds', type=int, default=3)
+    ap.add_argument('--max-rounds', type=int, default=40)
+    ap.add_argument('--stat', choices=('min', 'median'), default='min')
+    ap.add_argument('--no-scaling', action='store_true')
+    ap.add_argument('--no-memory', action='store_true')
+    ap.add_argument('--scaling-dialects', default='qwen3', help="scaling builders to run ('all' for every one)")
+    ap.add_argument('--lmdeploy-max-seconds', type=float, default=60.0,
+                    help='skip an LMDeploy scaling run projected to take longer than this')
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(',') if s]
+
+    lmd = LMDeploy()
+    fixtures = [f for f in load_all() if args.only in f.id]
+    skipped = [f.id for f in fixtures if not lmd.supports(f)]
+    fixtures = [f for f in fixtures if lmd.supports(f)]
+    print(f'python {sys.version.split()[0]}; lmparse vs lmdeploy 0.18.0; statistic: {args.stat}; '
+          f'chunks token-aligned (tags whole)')
+    if skipped:
+        print(f'not in LMDeploy 0.18 (lmparse only, see pytest bench/): {", ".join(skipped)}')
+
+    header = f'{"fixture":<24}{"chunk":>6}{"chunks":>8}{"lmparse us/chunk":>18}{"LMDeploy us/chunk":>19}{"ratio":>9}'
+    print('\n' + header)
+    print('-' * len(header))
+    ratios: dict[tuple[str, int], float] = {}
+    failures: list[str] = []
+    construct_rows = []
+    for f in fixtures:
+        ours_cls, ours_req = lmparse_class(f), lmparse_request(f)
+        theirs_cls = lmd.configured(f)
+        theirs_req = lmd.request(f)
+        for size in sizes:
+            chunks = token_aligned_chunks(f.text, size, f.atomic_tags)
+            got = reconstruct(ours_cls, ours_req, chunks)
+            if got != f.expected:
+                failures.append(f'lmparse {f.id}@{size}: {describe_mismatch(got, f.expected)}')
+                continue
+            note = ''
+            got = reconstruct(theirs_cls, theirs_req, chunks)
+            if got != f.expected:
+                note = '  (LMDeploy result differs)'
+                failures.append(f'LMDeploy {f.id}@{size}: {describe_mismatch(got, f.expected)}')
+            a, b = measure(make_stream_runner(ours_cls, ours_req, chunks),
+                           make_stream_runner(theirs_cls, theirs_req, chunks),
+                           args.budget, args.min_rounds, args.max_rounds)
+            ta, tb = stat(a, args.stat) / len(chunks) * 1e6, stat(b, args.stat) / len(chunks) * 1e6
+            ratios[(f.id, size)] = tb / ta
+            print(f'{f.id:<24}{size:>6}{len(chunks):>8}{ta:>18.3f}{tb:>19.3f}{fmt_ratio(tb / ta):>9}{note}',
+                  flush=True)
+        # Construction alone (same prebuilt requests).
+        a, b = measure(lambda: ours_cls(ours_req), lambda: theirs_cls(theirs_req), 0.05, 20, 2000)
+        construct_rows.append((f.id.split('/')[0], stat(a, args.stat) * 1e6, stat(b, args.stat) * 1e6))
+
+    if ratios:
+        ids = list(dict.fromkeys(k[0] for k in ratios))
+        print('\nratio (LMDeploy time / lmparse time), per chunk size')
+        print(f'{"fixture":<24}' + ''.join(f'{s:>9}' for s in sizes))
+        for fid in ids:
+            print(f'{fid:<24}' + ''.join(
+                f'{fmt_ratio(ratios[(fid, s)]):>9}' if (fid, s) in ratios else f'{"-":>9}' for s in sizes))
+        worst = min(ratios.items(), key=lambda kv: kv[1])
+        print(f'min ratio {worst[1]:.1f}x at {worst[0][0]} / {worst[0][1]} chars; '
+              f'geometric mean {math.exp(statistics.fmean(math.log(r) for r in ratios.values())):.1f}x')
+
+    if construct_rows:
+        print('\nparser construction alone (prebuilt request), us')
+        seen = set()
+        for dialect, ta, tb in construct_rows:
+            if dialect in seen:
+                continue
+            seen.add(dialect)
+            print(f'  {dialect:<22}lmparse {ta:7.2f}   LMDeploy {tb:7.2f}   ratio {tb / ta:5.1f}x')
+
+    if not args.no_scaling:
+        labels = list(SCALING) if args.scaling_dialects == 'all' else args.scaling_dialects.split(',')
+        print(f'\nscaling: arguments of 10 KB / 100 KB / 1 MB at {SCALING_CHUNK}-character chunks, ns per character')
+        print(f'{"dialect":<12}{"size":>10}{"lmparse ns/char":>17}{"LMDeploy ns/char":>18}{"ratio":>9}')
+        for label in labels:
+            if label not in SCALING:
+                print(f'{label}: no scaling builder registered')
+                continue
+            base = None
+            prev: tuple[int, float] | None = None
+            prev2: tuple[int, float] | None = None
+            for n in SCALING_SIZES:
+                f = SCALING[label](n)
+                chunks = token_aligned_chunks(f.text, SCALING_CHUNK, f.atomic_tags)
+                ours_cls, ours_req = lmparse_class(f), lmparse_request(f)
+                got = reconstruct(ours_cls, ours_req, chunks)
+                if got != f.expected:
+                    failures.append(f'lmparse scaling {label}@{n}: {describe_mismatch(got, f.expected)}')
+                    continue
+                ours = make_stream_runner(ours_cls, ours_req, chunks)
+                ours_s = min(time_once(ours) for _ in range(max(3, min(30, int(2e6 / len(f.text))))))
+                ours_ns = ours_s / len(f.text) * 1e9
+                theirs_txt, ratio_txt = 'skipped', ''
+                theirs_s = None
+                if lmd.supports(f):
+                    projected = 0.0
+                    if prev is not None:
+                        growth = 2.0
+                        if prev2 is not None and prev[1] > 0 and prev2[1] > 0:
+                            growth = max(1.0, math.log(prev[1] / prev2[1]) / math.log(prev[0] / prev2[0]))
+                        projected = prev[1] * (len(f.text) / prev[0]) ** growth
+                    if projected <= args.lmdeploy_max_seconds:
+                        theirs_cls, theirs_req = lmd.configured(f), lmd.request(f)
+                        theirs = make_stream_runner(theirs_cls, theirs_req, chunks)
+                        theirs_s = time_once(theirs)
+                        if theirs_s < 2.0:
+                            theirs_s = min([theirs_s] + [time_once(theirs) for _ in range(2)])
+                        theirs_txt = f'{theirs_s / len(f.text) * 1e9:.1f}'
+                        ratio_txt = fmt_ratio(theirs_s / ours_s)
+                        prev2, prev = prev, (len(f.text), theirs_s)
+                    else:
+                        theirs_txt = f'>{projected:.0f}s est.'
+                base = base or ours_ns
+                print(f'{label:<12}{len(f.text):>10}{ours_ns:>17.2f}{theirs_txt:>18}{ratio_txt:>9}'
+                      f'   lmparse {ours_ns / base:.2f}x of 10 KB', flush=True)
+
+    if not args.no_memory:
+        print('\nmemory (lmparse)')
+        for line in memory_report([f for f in load_all() if args.only in f.id]):
+            print('  ' + line)
+
+    if failures:
+        print('\nresult mismatches:')
+        for line in failures:
+            print('  ' + line)
+    return 1 if any(line.startswith('lmparse') for line in failures) else 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
