@@ -377,21 +377,7 @@ cdef class HarmonyParserCore:
 
     def parse_complete(self, str text not None, token_ids=None, **kwargs):
         """Parse a whole response: ``(content or None, [ToolCall] or None, reasoning or None)``."""
-        messages = self.stream_chunk(text, token_ids or [], final=True)
-        content_parts = []
-        reasoning_parts = []
-        tool_deltas = []
-        cdef DeltaMessage message
-        for item in messages:
-            message = <DeltaMessage>item[0]
-            if message.content:
-                content_parts.append(message.content)
-            if message.reasoning_content:
-                reasoning_parts.append(message.reasoning_content)
-            if message.tool_calls:
-                tool_deltas.extend(message.tool_calls)
-        content = ''.join(content_parts)
-        reasoning = ''.join(reasoning_parts)
+        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids or [], final=True))
         tool_calls = self._tool.build_tool_calls(tool_deltas)
         return (content or None), (tool_calls or None), (reasoning or None)
 
@@ -643,7 +629,7 @@ cdef class HarmonyParserCore:
         return 0
 
 
-from lmparse.response import ResponseParser as _ResponseParser  # noqa: E402
+from lmparse.response import ResponseParser as _ResponseParser, aggregate_deltas  # noqa: E402
 
 
 class GptOssResponseParser(HarmonyParserCore, _ResponseParser):

@@ -10,11 +10,13 @@ from typing import Any, ClassVar, Final, Literal
 
 from typing_extensions import Self, disjoint_base
 
-from lmparse.protocol import DeltaMessage, ToolCall
+from lmparse.protocol import DeltaMessage, DeltaToolCall, ToolCall
 from lmparse.reasoning import ReasoningParser
 from lmparse.tools.base import ToolParser
 
-__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser']
+__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
+
+def aggregate_deltas(messages: list[tuple[DeltaMessage, bool]]) -> tuple[str, str, list[DeltaToolCall]]: ...
 
 logger: logging.Logger
 

@@ -113,7 +113,7 @@ cdef bint _own_is_normal(object request):
             return False
     return True
 
-__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser']
+__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
 
 cdef enum:
     M_PLAIN = 0
@@ -162,6 +162,26 @@ cdef Py_UCS4 _shared_lead(object a, object b, object c):
         elif ch != lead:
             return 0
     return lead
+
+
+def aggregate_deltas(list messages not None):
+    """Join streamed ``(DeltaMessage, tool_emitted)`` pairs as a complete response does.
+
+    Returns ``(content, reasoning, tool_deltas)``; the strings may be empty.
+    """
+    content_parts = []
+    reasoning_parts = []
+    tool_deltas = []
+    cdef DeltaMessage message
+    for item in messages:
+        message = <DeltaMessage>item[0]
+        if message.content:
+            content_parts.append(message.content)
+        if message.reasoning_content:
+            reasoning_parts.append(message.reasoning_content)
+        if message.tool_calls:
+            tool_deltas.extend(message.tool_calls)
+    return ''.join(content_parts), ''.join(reasoning_parts), tool_deltas
 
 
 cdef class ResponseParserCore:
@@ -567,23 +587,9 @@ cdef class ResponseParserCore:
         if self._count_on:
             self._reasoning_count = 0
             self._counting = self.reasoning_enabled
-        messages = self.stream_chunk(text, token_ids or [], final=True)
-        content_parts = []
-        reasoning_parts = []
-        tool_deltas = []
-        cdef DeltaMessage message
-        for item in messages:
-            message = <DeltaMessage>item[0]
-            if message.content:
-                content_parts.append(message.content)
-            if message.reasoning_content:
-                reasoning_parts.append(message.reasoning_content)
-            if message.tool_calls:
-                tool_deltas.extend(message.tool_calls)
-        content = ''.join(content_parts)
-        reasoning = ''.join(reasoning_parts) if reasoning_parts else None
+        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids or [], final=True))
         tool_calls = self.tool_parser.build_tool_calls(tool_deltas) if self.tool_parser is not None else []
-        return (content if content else None), (tool_calls or None), reasoning
+        return (content or None), (tool_calls or None), (reasoning or None)
 
 
 class ResponseParser:
