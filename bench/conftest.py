@@ -43,5 +43,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         for line in MEMORY_LINES:
             tr.write_line(line)
     if MISSING_DIALECTS:
-        tr.section('registered tool parsers without benchmark fixtures')
+        tr.section('registered tool / response parsers without benchmark fixtures')
         tr.write_line(', '.join(MISSING_DIALECTS))

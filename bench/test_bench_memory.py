@@ -32,11 +32,16 @@ def test_retained_buffer(fixture: BenchFixture) -> None:
 
 
 def test_fixture_coverage() -> None:
-    """Report registered tool parsers that have no benchmark fixture (they land concurrently)."""
-    from lmparse import ToolParserManager
+    """Report registered tool and response parsers that have no benchmark fixture (they land concurrently)."""
+    from lmparse import ResponseParserManager, ToolParserManager
 
     covered = {ToolParserManager.get(f.tool_parser) for f in FIXTURES if f.tool_parser in ToolParserManager}
     for name, cls in ToolParserManager.module_dict.items():
         if cls not in covered and name not in MISSING_DIALECTS:
             MISSING_DIALECTS.append(name)
+    responses = {f.response_parser for f in FIXTURES}
+    for name in ResponseParserManager.module_dict:
+        label = f'{name} (response parser)'
+        if name not in responses and label not in MISSING_DIALECTS:
+            MISSING_DIALECTS.append(label)
     assert covered, 'no benchmark fixtures registered'
