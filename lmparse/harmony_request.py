@@ -58,15 +58,30 @@ def _allowed_function_names(choice: Any) -> list[str]:
     return names
 
 
+_UNRESOLVED: Any = object()
+_xgrammar_builder: Any = _UNRESOLVED
+
+
+def _structural_tag_builder() -> Any:
+    """xgrammar's ``get_model_structural_tag``, or None; looked up once (a failed import costs ~100 µs)."""
+    global _xgrammar_builder
+    if _xgrammar_builder is _UNRESOLVED:
+        try:
+            from xgrammar.builtin_structural_tag import get_model_structural_tag  # type: ignore[import-not-found]
+        except ImportError:
+            try:
+                from xgrammar import get_model_structural_tag  # type: ignore[import-not-found]
+            except ImportError:
+                get_model_structural_tag = None
+        _xgrammar_builder = get_model_structural_tag
+    return _xgrammar_builder
+
+
 def build_harmony_structural_tag(tools: Sequence[dict[str, Any]], tool_choice: Any) -> dict[str, Any] | None:
     """XGrammar's ``harmony`` structural tag for these tools, or None when xgrammar cannot build it."""
-    try:
-        from xgrammar.builtin_structural_tag import get_model_structural_tag  # type: ignore[import-not-found]
-    except ImportError:
-        try:
-            from xgrammar import get_model_structural_tag  # type: ignore[import-not-found]
-        except ImportError:
-            return None
+    get_model_structural_tag = _structural_tag_builder()
+    if get_model_structural_tag is None:
+        return None
     if hasattr(tool_choice, 'model_dump'):
         tool_choice = tool_choice.model_dump(mode='json')
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import importlib.util
 import sys
 import types
 from dataclasses import dataclass, field
@@ -560,7 +561,10 @@ def test_adjust_request_full_wrappers_and_tool_choice() -> None:
     assert [t['type'] for t in tools] == ['function'] * 3
     assert [t['function']['name'] for t in tools] == ['get_weather', 'get_time', 'search']
     assert parser.request.skip_special_tokens is False
-    assert parser.request.response_format is None  # no xgrammar here: prompt-only tool calling
+    if importlib.util.find_spec('xgrammar') is None:
+        assert parser.request.response_format is None  # prompt-only tool calling
+    else:
+        assert parser.request.response_format['type'] == 'structural_tag'
 
     none = GptOssResponseParser(make_request(tool_choice='none'))
     assert none.request.tools is None
@@ -599,6 +603,9 @@ def test_required_tool_choice_uses_harmony_structural_tag(monkeypatch: pytest.Mo
     fake.builtin_structural_tag = builtin  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, 'xgrammar', fake)
     monkeypatch.setitem(sys.modules, 'xgrammar.builtin_structural_tag', builtin)
+    # The builder is looked up once per process: make the next construction find the fake.
+    from lmparse import harmony_request
+    monkeypatch.setattr(harmony_request, '_xgrammar_builder', harmony_request._UNRESOLVED)
     parser = GptOssResponseParser(make_request(tool_choice='required', response_format={'type': 'json_object'}))
     assert parser.request.response_format == {'type': 'structural_tag', 'model': 'harmony'}
     assert calls == [('harmony', ['get_weather', 'get_time', 'search'], 'required', True)]
