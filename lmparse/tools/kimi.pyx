@@ -10,6 +10,8 @@ The call header is the model's own call id; the name is the part between
 source is forwarded as it stabilises (``JsonValueScanner`` finds its end).
 Every marker starts with ``<``, so markers are found by scanning ``<`` once.
 """
+from lmparse.request import ChatCompletionRequest, as_request, update_request
+
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser
@@ -109,10 +111,16 @@ cdef class KimiK2ToolParser(ToolParser):
 
     def adjust_request(self, request):
         # The section and call markers are special tokens: keep them in the decoded text.
-        from lmparse.request import as_request, update_request
-
-        request = update_request(as_request(request), skip_special_tokens=False,
-                                 spaces_between_special_tokens=False)
+        request = as_request(request)
+        if type(request) is ChatCompletionRequest:
+            # The base adjustment already returns a fresh copy of our own type:
+            # setting the two fields on it equals copying twice, at half the cost.
+            adjusted = ToolParser.adjust_request(self, request)
+            if type(adjusted) is ChatCompletionRequest and adjusted is not request:
+                object.__setattr__(adjusted, 'skip_special_tokens', False)
+                object.__setattr__(adjusted, 'spaces_between_special_tokens', False)
+                return adjusted
+        request = update_request(request, skip_special_tokens=False, spaces_between_special_tokens=False)
         return ToolParser.adjust_request(self, request)
 
     @classmethod

@@ -15,7 +15,10 @@ import json
 import math
 from json.encoder import encode_basestring as _encode_basestring
 
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromString
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+from libc.math cimport isfinite
+from libc.string cimport memcmp
 
 from lmparse.tools.base cimport ToolParser, hook_overrides, tag_prefix_hold
 
@@ -121,25 +124,27 @@ cdef object _coerce_arg(str raw, object types):
     return raw
 
 
-def _schema_types(schema, int depth=0):
+cdef tuple _schema_types_c(object schema, int depth):
     """Candidate JSON types of a parameter schema: non-null types in order, then ``null``.
 
     ``type`` (a string or a list) wins; otherwise the branches of ``anyOf`` /
     ``oneOf`` are collected. ``()`` means the schema names no type.
     """
-    declared = schema.get('type')
-    found = []
+    cdef bint plain = type(schema) is dict  # C lookups; a dict subclass keeps its own get()
+    declared = (<dict>schema).get('type') if plain else schema.get('type')
+    cdef list found = []
+    cdef list ordered
     if isinstance(declared, str):
         return (declared,)
     if isinstance(declared, list):
         found = [t for t in declared if isinstance(t, str)]
     elif depth < 8:
         for key in ('anyOf', 'oneOf'):
-            branches = schema.get(key)
+            branches = (<dict>schema).get(key) if plain else schema.get(key)
             if isinstance(branches, list):
                 for branch in branches:
                     if isinstance(branch, dict):
-                        found.extend(_schema_types(branch, depth + 1))
+                        found.extend(_schema_types_c(branch, depth + 1))
     ordered = []
     for t in found:
         if t != 'null' and t not in ordered:
@@ -149,20 +154,30 @@ def _schema_types(schema, int depth=0):
     return tuple(ordered)
 
 
+def _schema_types(schema, int depth=0):
+    """Candidate JSON types of a parameter schema (see ``_schema_types_c``)."""
+    return _schema_types_c(schema, depth)
+
+
 cdef str _normalize_value(str raw, bint strip_newlines):
     """Drop one protocol newline after the opening and before the closing tag."""
     if not strip_newlines:
         return raw
-    if raw.startswith('\r\n'):
-        raw = raw[2:]
-    elif raw.startswith('\n'):
-        raw = raw[1:]
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
-    if raw.endswith('\r\n'):
-        raw = PyUnicode_Substring(raw, 0, n - 2)
-    elif raw.endswith('\n'):
-        raw = PyUnicode_Substring(raw, 0, n - 1)
-    return raw
+    cdef Py_ssize_t a = 0, b = n
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void *data = PyUnicode_DATA(raw)
+    if n >= 2 and PyUnicode_READ(kind, data, 0) == u'\r' and PyUnicode_READ(kind, data, 1) == u'\n':
+        a = 2
+    elif n >= 1 and PyUnicode_READ(kind, data, 0) == u'\n':
+        a = 1
+    if b - a >= 2 and PyUnicode_READ(kind, data, b - 2) == u'\r' and PyUnicode_READ(kind, data, b - 1) == u'\n':
+        b -= 2
+    elif b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
+        b -= 1
+    if a == 0 and b == n:
+        return raw
+    return PyUnicode_Substring(raw, a, b)
 
 
 cdef str _escape(str text, Py_ssize_t a, Py_ssize_t b):
@@ -179,6 +194,330 @@ cdef str _escape(str text, Py_ssize_t a, Py_ssize_t b):
     if a == 0 and b == PyUnicode_GET_LENGTH(text):
         return text
     return PyUnicode_Substring(text, a, b)
+
+
+# ---- C fast paths for held values (exactly json.dumps(_coerce_arg(...))) -------
+# Each returns the JSON text ``finish_arg`` would emit, or None when the answer
+# is not cheaply provable: the caller then takes the Python path above.
+
+cdef object _FALLBACK = object()
+
+# Nesting bound of the canonical check: far below any recursion limit that
+# could make json.loads / json.dumps fail on the same text.
+cdef int _CANON_MAX_DEPTH = 64
+# Object keys compared pairwise up to this count, then through a set.
+cdef enum:
+    _KEY_SPANS = 16
+
+
+cdef inline bint _is_lower_hex(Py_UCS4 ch) noexcept:
+    return (u'0' <= ch <= u'9') or (u'a' <= ch <= u'f')
+
+
+cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+    """End of the JSON string at ``pos`` when it is exactly ``json.dumps`` of its value, else -1.
+
+    Canonical (``ensure_ascii=False``): only ``"``, the backslash and controls are
+    escaped, with ``\\b \\f \\n \\r \\t`` or lower-case ``\\u00xx``.
+    """
+    cdef Py_ssize_t i = pos + 1
+    cdef Py_UCS4 ch, e
+    while i < n:
+        ch = PyUnicode_READ(kind, data, i)
+        if ch == u'"':
+            return i + 1
+        if ch < 0x20:
+            return -1  # a raw control character: not valid JSON
+        if ch == u'\\':
+            if i + 1 >= n:
+                return -1
+            e = PyUnicode_READ(kind, data, i + 1)
+            if e == u'"' or e == u'\\' or e == u'b' or e == u'f' or e == u'n' or e == u'r' or e == u't':
+                i += 2
+                continue
+            if e != u'u' or i + 5 >= n:
+                return -1
+            # \\u00XX for a control character without a short escape
+            if PyUnicode_READ(kind, data, i + 2) != u'0' or PyUnicode_READ(kind, data, i + 3) != u'0':
+                return -1
+            ch = PyUnicode_READ(kind, data, i + 4)
+            e = PyUnicode_READ(kind, data, i + 5)
+            if not (ch == u'0' or ch == u'1') or not _is_lower_hex(e):
+                return -1
+            if ch == u'0' and (e == u'8' or e == u'9' or e == u'a' or e == u'c' or e == u'd'):
+                return -1
+            i += 6
+            continue
+        i += 1
+    return -1
+
+
+cdef Py_ssize_t _number_end(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
+    """End of the JSON number token at ``pos`` (JSON grammar), else -1."""
+    cdef Py_ssize_t i = pos
+    cdef Py_UCS4 ch
+    is_int[0] = True
+    if i < n and PyUnicode_READ(kind, data, i) == u'-':
+        i += 1
+    if i >= n:
+        return -1
+    ch = PyUnicode_READ(kind, data, i)
+    if ch == u'0':
+        i += 1
+    elif u'1' <= ch <= u'9':
+        i += 1
+        while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+            i += 1
+    else:
+        return -1
+    if i < n and PyUnicode_READ(kind, data, i) == u'.':
+        i += 1
+        if i >= n or not (u'0' <= PyUnicode_READ(kind, data, i) <= u'9'):
+            return -1
+        while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+            i += 1
+        is_int[0] = False
+    if i < n:
+        ch = PyUnicode_READ(kind, data, i)
+        if ch == u'e' or ch == u'E':
+            i += 1
+            if i < n:
+                ch = PyUnicode_READ(kind, data, i)
+                if ch == u'+' or ch == u'-':
+                    i += 1
+            if i >= n or not (u'0' <= PyUnicode_READ(kind, data, i) <= u'9'):
+                return -1
+            while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+                i += 1
+            is_int[0] = False
+    return i
+
+
+cdef inline bint _canon_int(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    """A JSON integer token that ``int`` re-renders unchanged (no ``-0``, few digits)."""
+    cdef Py_ssize_t digits = b - a
+    if PyUnicode_READ(kind, data, a) == u'-':
+        digits -= 1
+        if digits == 1 and PyUnicode_READ(kind, data, a + 1) == u'0':
+            return False
+    return digits <= 18
+
+
+cdef inline bint _literal_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, str word) noexcept:
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(word)
+    cdef int wkind = PyUnicode_KIND(word)
+    cdef void *wdata = PyUnicode_DATA(word)
+    cdef Py_ssize_t i
+    if n - pos < m:
+        return False
+    for i in range(m):
+        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(wkind, wdata, i):
+            return False
+    return True
+
+
+cdef inline bint _same_span(int kind, void *data, Py_ssize_t a1, Py_ssize_t b1, Py_ssize_t a2, Py_ssize_t b2) noexcept:
+    if b1 - a1 != b2 - a2:
+        return False
+    return memcmp(<char *>data + a1 * kind, <char *>data + a2 * kind, <size_t>((b1 - a1) * kind)) == 0
+
+
+cdef Py_ssize_t _canon_value(str s, int kind, void *data, Py_ssize_t pos, Py_ssize_t n, int depth) except -2:
+    """End of the JSON value at ``pos`` when ``json.dumps(json.loads(v)) == v``
+    (with the module's ``_loads``), else -1 (not canonical, or not provably so).
+    """
+    cdef Py_UCS4 ch
+    cdef Py_ssize_t end, key_end, i, nkeys
+    cdef Py_UCS4 ch2, close
+    cdef bint is_int
+    cdef Py_ssize_t starts[_KEY_SPANS]
+    cdef Py_ssize_t ends[_KEY_SPANS]
+    cdef set seen
+    if pos >= n:
+        return -1
+    ch = PyUnicode_READ(kind, data, pos)
+    if ch == u'"':
+        return _canon_string(kind, data, pos, n)
+    if ch == u'[' or ch == u'{':
+        if depth >= _CANON_MAX_DEPTH:
+            return -1
+        if ch == u'[':
+            close = u']'
+        else:
+            close = u'}'
+        pos += 1
+        if pos < n and PyUnicode_READ(kind, data, pos) == close:
+            return pos + 1
+        nkeys = 0
+        seen = None
+        while True:
+            if ch == u'{':
+                if pos >= n or PyUnicode_READ(kind, data, pos) != u'"':
+                    return -1
+                key_end = _canon_string(kind, data, pos, n)
+                if key_end < 0:
+                    return -1
+                # Duplicate keys collapse in json.loads: not canonical.
+                # (Canonical escapes are unique, so equal text means equal keys.)
+                if seen is not None:
+                    key = PyUnicode_Substring(s, pos, key_end)
+                    if key in seen:
+                        return -1
+                    seen.add(key)
+                else:
+                    for i in range(nkeys):
+                        if _same_span(kind, data, starts[i], ends[i], pos, key_end):
+                            return -1
+                    if nkeys < _KEY_SPANS:
+                        starts[nkeys] = pos
+                        ends[nkeys] = key_end
+                        nkeys += 1
+                    else:
+                        seen = set()
+                        for i in range(nkeys):
+                            seen.add(PyUnicode_Substring(s, starts[i], ends[i]))
+                        seen.add(PyUnicode_Substring(s, pos, key_end))
+                if (key_end + 1 >= n or PyUnicode_READ(kind, data, key_end) != u':'
+                        or PyUnicode_READ(kind, data, key_end + 1) != u' '):
+                    return -1
+                pos = key_end + 2
+            end = _canon_value(s, kind, data, pos, n, depth + 1)
+            if end < 0 or end >= n:
+                return -1
+            ch2 = PyUnicode_READ(kind, data, end)
+            if ch2 == close:
+                return end + 1
+            if ch2 != u',' or end + 1 >= n or PyUnicode_READ(kind, data, end + 1) != u' ':
+                return -1
+            pos = end + 2
+    if ch == u't':
+        return pos + 4 if _literal_at(kind, data, pos, n, 'true') else -1
+    if ch == u'f':
+        return pos + 5 if _literal_at(kind, data, pos, n, 'false') else -1
+    if ch == u'n':
+        return pos + 4 if _literal_at(kind, data, pos, n, 'null') else -1
+    end = _number_end(kind, data, pos, n, &is_int)
+    if end < 0:
+        return -1
+    if is_int:
+        return end if _canon_int(kind, data, pos, end) else -1
+    # A float: canonical when repr() gives the token back (that also rules out overflow).
+    token = PyUnicode_Substring(s, pos, end)
+    return end if repr(PyFloat_FromString(token)) == token else -1
+
+
+cdef inline str _quoted(str raw):
+    """``json.dumps(raw, ensure_ascii=False)``."""
+    return '"' + _escape(raw, 0, PyUnicode_GET_LENGTH(raw)) + '"'
+
+
+cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word) noexcept:
+    """``text[a:b].lower() == word`` for ASCII text: 1 / 0; -1 when the text is not ASCII."""
+    cdef Py_ssize_t i
+    cdef unsigned int ch  # not Py_UCS4: Cython adds to a Py_UCS4 as a str
+    cdef bint equal = b - a == PyUnicode_GET_LENGTH(word)
+    for i in range(a, b):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch >= 0x80:
+            return -1
+        if equal:
+            if u'A' <= ch <= u'Z':
+                ch += 32
+            if ch != PyUnicode_READ(PyUnicode_KIND(word), PyUnicode_DATA(word), i - a):
+                equal = False
+    return 1 if equal else 0
+
+
+cdef object _fast_one(str raw, str s, object schema_type):
+    """``_coerce_one(raw, schema_type)``: its value's JSON text when converted, None when
+    not (``raw`` stays), ``_FALLBACK`` when that is not cheaply provable.
+
+    ``s`` is ``raw.strip()``.
+    """
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void *data = PyUnicode_DATA(s)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), end
+    cdef Py_UCS4 first = PyUnicode_READ(kind, data, 0) if n else 0
+    cdef bint is_int
+    cdef int r
+    if schema_type is not None and type(schema_type) is not str:
+        return _FALLBACK
+    if schema_type is None or schema_type == 'string':
+        if first != u'"':
+            return _quoted(raw)
+        if _canon_string(kind, data, 0, n) == n:
+            return s
+        return _FALLBACK
+    if schema_type == 'boolean':
+        r = _ascii_word(kind, data, 0, n, 'true')
+        if r == 1:
+            return 'true'
+        if r < 0:
+            return _FALLBACK
+        r = _ascii_word(kind, data, 0, n, 'false')
+        if r == 1:
+            return 'false'
+        return _FALLBACK if r < 0 else None
+    if schema_type == 'null':
+        r = _ascii_word(kind, data, 0, n, 'null')
+        if r == 1:
+            return 'null'
+        return _FALLBACK if r < 0 else None
+    if schema_type == 'integer' or schema_type == 'number':
+        # Only a whole JSON number token loads as an int / float.
+        if not (first == u'-' or u'0' <= first <= u'9'):
+            return None
+        end = _number_end(kind, data, 0, n, &is_int)
+        if end != n:
+            return _FALLBACK if end < 0 else None
+        if is_int:
+            if _canon_int(kind, data, 0, n):
+                return s
+            return _FALLBACK
+        if schema_type == 'integer':
+            return None  # a float (or an overflow, rejected by _loads)
+        value = PyFloat_FromString(s)  # what _loads does with a float token
+        return repr(value) if isfinite(PyFloat_AS_DOUBLE(value)) else None
+    if schema_type == 'array' or schema_type == 'object':
+        if schema_type == 'array':
+            if first != u'[':
+                return None  # loads gives another type or fails
+        elif first != u'{':
+            return None
+        if _canon_value(s, kind, data, 0, n, 0) == n:
+            return s
+        return _FALLBACK
+    return None  # not a JSON type name
+
+
+cdef object _fast_arg_json(str raw, object types):
+    """``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)``, or None when not cheaply exact."""
+    cdef int kind
+    cdef void *data
+    cdef Py_ssize_t a = 0, b
+    cdef str s
+    if types is None:
+        return _quoted(raw)
+    if type(types) is not tuple:
+        return None
+    kind = PyUnicode_KIND(raw)
+    data = PyUnicode_DATA(raw)
+    b = PyUnicode_GET_LENGTH(raw)
+    while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+        a += 1
+    while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+        b -= 1
+    s = raw if a == 0 and b == PyUnicode_GET_LENGTH(raw) else PyUnicode_Substring(raw, a, b)
+    if not types:
+        out = _fast_one(raw, s, None)
+        return None if out is _FALLBACK else out
+    for schema_type in <tuple>types:
+        out = _fast_one(raw, s, schema_type)
+        if out is _FALLBACK:
+            return None
+        if out is not None:
+            return out
+    return _quoted(raw)
 
 
 cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
@@ -215,7 +554,14 @@ cdef inline Py_ssize_t _find_lt(str text, Py_ssize_t pos, Py_ssize_t size):
 
 
 cdef inline str _stripped(str text, Py_ssize_t a, Py_ssize_t b):
-    return PyUnicode_Substring(text, a, b).strip()
+    """``text[a:b].strip()``."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+        a += 1
+    while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+        b -= 1
+    return PyUnicode_Substring(text, a, b)
 
 
 cdef int _phase_code(object name, tuple allowed, str hook) except -1:
@@ -491,9 +837,9 @@ cdef class XmlToolParser(ToolParser):
         props = None
         schemas = self._tool_schemas
         if schemas is not None:
-            parameters = schemas.get(name)
+            parameters = (<dict>schemas).get(name) if type(schemas) is dict else schemas.get(name)
             if isinstance(parameters, dict):
-                props = parameters.get('properties')
+                props = (<dict>parameters).get('properties') if type(parameters) is dict else parameters.get('properties')
         self._call_props = props if isinstance(props, dict) else None
         self.emit_c(deltas, name, None)
         self._name_emitted = True
@@ -518,15 +864,22 @@ cdef class XmlToolParser(ToolParser):
         schema = None
         props = self._call_props
         if props is not None:
-            schema = props.get(name)
-        self._arg_types = _schema_types(schema) if isinstance(schema, dict) else None
+            schema = (<dict>props).get(name) if type(props) is dict else props.get(name)
+        self._arg_types = _schema_types_c(schema, 0) if isinstance(schema, dict) else None
         self._mode = M_UNDECIDED
         self._pending_suffix = ''
         self._buffered.clear()
         return 0
 
     cdef str key_prefix(self):
-        cdef str key = json.dumps(self._arg_name, ensure_ascii=False)
+        name = self._arg_name
+        cdef str key
+        if type(name) is str:
+            key = _escape(<str>name, 0, PyUnicode_GET_LENGTH(name))  # json.dumps' escapes
+            self.open_object()
+            self._arg_count += 1
+            return ('"' if self._arg_count == 1 else ', "') + key + '": '
+        key = json.dumps(name, ensure_ascii=False)
         self.open_object()
         self._arg_count += 1
         return key + ': ' if self._arg_count == 1 else ', ' + key + ': '
@@ -627,8 +980,10 @@ cdef class XmlToolParser(ToolParser):
             self._frags.append('"')
         else:
             raw = _normalize_value(''.join(self._buffered), self._strip_newlines)
-            value = _coerce_arg(raw, self._arg_types)
-            self._frags.append(self.key_prefix() + json.dumps(value, ensure_ascii=False))
+            text = _fast_arg_json(raw, self._arg_types)
+            if text is None:
+                text = json.dumps(_coerce_arg(raw, self._arg_types), ensure_ascii=False)
+            self._frags.append(self.key_prefix() + text)
         self._arg_name = None
         self._arg_types = None
         self._mode = M_UNDECIDED
