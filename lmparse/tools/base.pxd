@@ -12,6 +12,8 @@ cdef enum:
 
 cdef int hook_overrides(type cls, tuple names) except -1
 cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag)
+cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 lead, tuple markers,
+                            tuple wanted, bint final, int *hit) except -2
 
 
 cdef class ToolParser:

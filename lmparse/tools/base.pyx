@@ -1,6 +1,6 @@
 """ToolParser: the outer tool block, call identity, filtering and normalized deltas."""
 from cpython.object cimport PyTypeObject
-from cpython.unicode cimport PyUnicode_Find
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
 
 from lmparse.protocol cimport (
     DeltaToolCall,
@@ -164,6 +164,36 @@ cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag):
             return p
         p += 1
     return n
+
+
+cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 lead, tuple markers,
+                            tuple wanted, bint final, int *hit) except -2:
+    """Offset of the first ``markers[k]`` (k in ``wanted``) at or after ``pos``; ``hit[0] = k``.
+
+    Every marker starts with ``lead``, so one ``PyUnicode_FindChar`` per
+    candidate. With no marker, ``hit[0]`` is -1 and the result is where a
+    partial marker that may still complete starts (``size`` when none, or
+    when ``final``).
+    """
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t at = pos
+    cdef int k
+    while True:
+        at = PyUnicode_FindChar(text, lead, at, size, 1) if at < size else -1
+        if at < 0:
+            hit[0] = -1
+            return size
+        for k in wanted:
+            if text.startswith(<str>markers[k], at):
+                hit[0] = k
+                return at
+        if not final:
+            for k in wanted:
+                if size - at < PyUnicode_GET_LENGTH(<str>markers[k]) and _matches_at(kind, data, at, size, <str>markers[k]):
+                    hit[0] = -1
+                    return at
+        at += 1
 
 
 def _tool_openai_dict(tool) -> dict:

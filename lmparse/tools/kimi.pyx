@@ -14,7 +14,7 @@ from lmparse.request import ChatCompletionRequest, as_request, update_request
 
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser
+from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, seek_marker
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
@@ -46,22 +46,6 @@ cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssiz
     while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
         pos += 1
     return pos
-
-
-cdef inline bint _partial_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t size, str tag) noexcept:
-    # text[pos:size] is a proper prefix of tag
-    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(tag)
-    cdef int tkind
-    cdef void *tdata
-    cdef Py_ssize_t i
-    if size - pos >= m:
-        return False
-    tkind = PyUnicode_KIND(tag)
-    tdata = PyUnicode_DATA(tag)
-    for i in range(size - pos):
-        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(tkind, tdata, i):
-            return False
-    return True
 
 
 def _function_name(str raw_id not None) -> str:
@@ -149,31 +133,8 @@ cdef class KimiK2ToolParser(ToolParser):
         return 0
 
     cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, tuple wanted, bint final) except -2:
-        """Offset of the first marker of ``wanted`` at or after ``pos`` (``_hit`` = its index).
-
-        With no marker, ``_hit`` is -1 and the result is where a possible
-        partial marker starts (``size`` when none, or when ``final``).
-        """
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t lt = pos
-        cdef tuple markers = self._markers
-        cdef int k
-        while True:
-            lt = PyUnicode_FindChar(text, u'<', lt, size, 1) if lt < size else -1
-            if lt < 0:
-                self._hit = -1
-                return size
-            for k in wanted:
-                if text.startswith(<str>markers[k], lt):
-                    self._hit = k
-                    return lt
-            if not final:
-                for k in wanted:
-                    if _partial_at(kind, data, lt, size, <str>markers[k]):
-                        self._hit = -1
-                        return lt
-            lt += 1
+        """First wanted marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
+        return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
 
     cdef int emit_arguments(self, list deltas, str arguments) except -1:
         if self._lead_space:
