@@ -72,3 +72,25 @@ def lmdeploy_chat_request_cls() -> type:
     """LMDeploy's pydantic ``ChatCompletionRequest``."""
     return load_lmdeploy_protocol().ChatCompletionRequest
 
+
+
+def oracle_lane_or_skip() -> tuple[Any, type]:
+    """LMDeploy's parser package and request class, or skip the calling test module.
+
+    The lane is opt-in (``LMPARSE_ORACLE=1``) and needs ``lmdeploy==0.18.0``
+    installed by ``tools/install_oracle.sh``.
+    """
+    import pytest
+
+    if os.environ.get('LMPARSE_ORACLE') != '1':
+        pytest.skip('LMDeploy oracle lane is opt-in: set LMPARSE_ORACLE=1', allow_module_level=True)
+    try:
+        parsers = load_lmdeploy_parsers()
+        request_cls = lmdeploy_chat_request_cls()
+    except ImportError as err:  # environment dependent
+        pytest.skip(f'LMDeploy parsers cannot be imported ({err}); run tools/install_oracle.sh',
+                    allow_module_level=True)
+    if lmdeploy_version() != LMDEPLOY_VERSION:
+        pytest.skip(f'the oracle lane targets lmdeploy=={LMDEPLOY_VERSION}, found {lmdeploy_version()}',
+                    allow_module_level=True)
+    return parsers, request_cls

