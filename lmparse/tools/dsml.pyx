@@ -13,11 +13,11 @@ raw text streamed JSON-escaped up to their close tag; other values are JSON
 source forwarded as it stabilises, their end found by ``JsonValueScanner``.
 Every marker starts with ``<``, so markers are found by scanning ``<`` once.
 """
-from json.encoder import encode_basestring
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, tag_prefix_hold, seek_marker
+from lmparse.tools.json_escape cimport json_quoted, json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
@@ -58,21 +58,6 @@ cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssiz
     while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
         pos += 1
     return pos
-
-
-cdef str _escape_raw(str text, Py_ssize_t start, Py_ssize_t end):
-    """``text[start:end]`` as the inside of a JSON string (what json.dumps(ensure_ascii=False) gives)."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i
-    cdef Py_UCS4 ch
-    piece = PyUnicode_Substring(text, start, end)
-    for i in range(start, end):
-        ch = PyUnicode_READ(kind, data, i)
-        if ch < 0x20 or ch == u'"' or ch == u'\\':
-            quoted = encode_basestring(piece)
-            return PyUnicode_Substring(quoted, 1, PyUnicode_GET_LENGTH(quoted) - 1)
-    return piece
 
 
 cdef str _attribute(str header, str name):
@@ -250,7 +235,7 @@ cdef class DeepSeekV32ToolParser(ToolParser):
                     self._phase = D_PARAM_OR_END
                 else:
                     is_string = _attribute(header, 'string') == 'true'
-                    key = encode_basestring(_attribute(header, 'name'))
+                    key = json_quoted(_attribute(header, 'name'))
                     prefix = '{' if self._param_count == 0 else ', '
                     self.emit_c(deltas, None, f'{prefix}{key}: "' if is_string else f'{prefix}{key}: ')
                     self._param_count += 1
@@ -260,13 +245,13 @@ cdef class DeepSeekV32ToolParser(ToolParser):
                 close = <str>markers[K_PARAM_CLOSE]
                 at = PyUnicode_Find(text, close, pos, size, 1)
                 if at >= 0:
-                    self.emit_c(deltas, None, _escape_raw(text, pos, at) + '"')
+                    self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
                     pos = at + PyUnicode_GET_LENGTH(close)
                     self._phase = D_PARAM_OR_END
                     continue
                 at = size if final else tag_prefix_hold(text, pos, close)
                 if at > pos:
-                    self.emit_c(deltas, None, _escape_raw(text, pos, at))
+                    self.emit_c(deltas, None, json_string_body(text, pos, at))
                     pos = at
                 break
             else:  # D_JSON

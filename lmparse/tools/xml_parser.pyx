@@ -13,7 +13,6 @@ converts held values by the request's JSON schema.
 """
 import json
 import math
-from json.encoder import encode_basestring as _encode_basestring
 
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromString
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
@@ -21,6 +20,7 @@ from libc.math cimport isfinite
 from libc.string cimport memcmp
 
 from lmparse.tools.base cimport ToolParser, hook_overrides, tag_prefix_hold
+from lmparse.tools.json_escape cimport json_quoted, json_string_body
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -178,22 +178,6 @@ cdef str _normalize_value(str raw, bint strip_newlines):
     if a == 0 and b == n:
         return raw
     return PyUnicode_Substring(raw, a, b)
-
-
-cdef str _escape(str text, Py_ssize_t a, Py_ssize_t b):
-    """JSON string body of ``text[a:b]`` (same escapes as ``json.dumps(ensure_ascii=False)``)."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i
-    cdef Py_UCS4 ch
-    for i in range(a, b):
-        ch = PyUnicode_READ(kind, data, i)
-        if ch < 0x20 or ch == u'"' or ch == u'\\':
-            quoted = _encode_basestring(PyUnicode_Substring(text, a, b))
-            return PyUnicode_Substring(quoted, 1, PyUnicode_GET_LENGTH(quoted) - 1)
-    if a == 0 and b == PyUnicode_GET_LENGTH(text):
-        return text
-    return PyUnicode_Substring(text, a, b)
 
 
 # ---- C fast paths for held values (exactly json.dumps(_coerce_arg(...))) -------
@@ -406,11 +390,6 @@ cdef Py_ssize_t _canon_value(str s, int kind, void *data, Py_ssize_t pos, Py_ssi
     return end if repr(PyFloat_FromString(token)) == token else -1
 
 
-cdef inline str _quoted(str raw):
-    """``json.dumps(raw, ensure_ascii=False)``."""
-    return '"' + _escape(raw, 0, PyUnicode_GET_LENGTH(raw)) + '"'
-
-
 cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word) noexcept:
     """``text[a:b].lower() == word`` for ASCII text: 1 / 0; -1 when the text is not ASCII."""
     cdef Py_ssize_t i
@@ -444,7 +423,7 @@ cdef object _fast_one(str raw, str s, object schema_type):
         return _FALLBACK
     if schema_type is None or schema_type == 'string':
         if first != u'"':
-            return _quoted(raw)
+            return json_quoted(raw)
         if _canon_string(kind, data, 0, n) == n:
             return s
         return _FALLBACK
@@ -497,7 +476,7 @@ cdef object _fast_arg_json(str raw, object types):
     cdef Py_ssize_t a = 0, b
     cdef str s
     if types is None:
-        return _quoted(raw)
+        return json_quoted(raw)
     if type(types) is not tuple:
         return None
     kind = PyUnicode_KIND(raw)
@@ -517,7 +496,7 @@ cdef object _fast_arg_json(str raw, object types):
             return None
         if out is not None:
             return out
-    return _quoted(raw)
+    return json_quoted(raw)
 
 
 cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
@@ -875,7 +854,7 @@ cdef class XmlToolParser(ToolParser):
         name = self._arg_name
         cdef str key
         if type(name) is str:
-            key = _escape(<str>name, 0, PyUnicode_GET_LENGTH(name))  # json.dumps' escapes
+            key = json_string_body(<str>name, 0, PyUnicode_GET_LENGTH(name))  # json.dumps' escapes
             self.open_object()
             self._arg_count += 1
             return ('"' if self._arg_count == 1 else ', "') + key + '": '
@@ -949,7 +928,7 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_UCS4 last
         if not self._strip_newlines:
             if b > a:
-                self._frags.append(_escape(text, a, b))
+                self._frags.append(json_string_body(text, a, b))
             return 0
         if self._pending_suffix:
             text = self._pending_suffix + PyUnicode_Substring(text, a, b)
@@ -970,7 +949,7 @@ cdef class XmlToolParser(ToolParser):
             self._pending_suffix = PyUnicode_Substring(text, b - hold, b)
             b -= hold
         if b > a:
-            self._frags.append(_escape(text, a, b))
+            self._frags.append(json_string_body(text, a, b))
         return 0
 
     cdef int finish_arg(self) except -1:

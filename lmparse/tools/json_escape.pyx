@@ -1,0 +1,192 @@
+"""JSON string escaping, exactly as ``json.dumps(s, ensure_ascii=False)`` does it.
+
+Streamed string arguments (XML parameter values, DSML ``string="true"``
+values) are escaped chunk by chunk, so this runs over most of their text. The
+stdlib's C encoder reads and writes every character through generic
+accessors (about 30 instructions a character). Here the characters that need
+an escape (controls, '"', '\\') are found 16 bytes at a time (SSE2; a plain
+loop elsewhere), counted, and the runs between them are copied with memcpy.
+"""
+from cpython.unicode cimport PyUnicode_Substring
+
+cdef extern from "Python.h":
+    ctypedef unsigned char Py_UCS1
+    ctypedef unsigned short Py_UCS2
+    int PyUnicode_KIND(object u)
+    void *PyUnicode_DATA(object u)
+    Py_ssize_t PyUnicode_GET_LENGTH(object u)
+    bint PyUnicode_IS_ASCII(object u)
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object u)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    #include <emmintrin.h>
+    #define LMP_SSE2 1
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #define lmp_ctz(x) __builtin_ctz(x)
+    #else
+    static int lmp_ctz(unsigned int x) { int k = 0; while (!(x & 1u)) { x >>= 1; k++; } return k; }
+    #endif
+
+    /* First index >= i of a character needing an escape (n when none). */
+    static inline Py_ssize_t lmp_next_special1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n) {
+    #ifdef LMP_SSE2
+        const __m128i low = _mm_set1_epi8(0x1f), q = _mm_set1_epi8(0x22), b = _mm_set1_epi8(0x5c);
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i m = _mm_or_si128(_mm_cmpeq_epi8(_mm_subs_epu8(v, low), zero),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+            int bits = _mm_movemask_epi8(m);
+            if (bits) return i + lmp_ctz((unsigned int)bits);
+        }
+    #endif
+        for (; i < n; i++) { Py_UCS1 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
+        return n;
+    }
+
+    static inline Py_ssize_t lmp_next_special2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n) {
+    #ifdef LMP_SSE2
+        const __m128i low = _mm_set1_epi16(0x1f), q = _mm_set1_epi16(0x22), b = _mm_set1_epi16(0x5c);
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i m = _mm_or_si128(_mm_cmpeq_epi16(_mm_subs_epu16(v, low), zero),
+                                     _mm_or_si128(_mm_cmpeq_epi16(v, q), _mm_cmpeq_epi16(v, b)));
+            int bits = _mm_movemask_epi8(m);
+            if (bits) return i + (lmp_ctz((unsigned int)bits) >> 1);
+        }
+    #endif
+        for (; i < n; i++) { Py_UCS2 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
+        return n;
+    }
+
+    static inline Py_ssize_t lmp_next_special4(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t n) {
+    #ifdef LMP_SSE2
+        /* Code points are below 0x110000, so the signed comparison is exact. */
+        const __m128i limit = _mm_set1_epi32(0x20), q = _mm_set1_epi32(0x22), b = _mm_set1_epi32(0x5c);
+        for (; i + 4 <= n; i += 4) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i m = _mm_or_si128(_mm_cmplt_epi32(v, limit),
+                                     _mm_or_si128(_mm_cmpeq_epi32(v, q), _mm_cmpeq_epi32(v, b)));
+            int bits = _mm_movemask_epi8(m);
+            if (bits) return i + (lmp_ctz((unsigned int)bits) >> 2);
+        }
+    #endif
+        for (; i < n; i++) { Py_UCS4 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
+        return n;
+    }
+
+    /* Characters the escape of c adds: \\" \\\\ \\n \\r \\t \\b \\f one, other controls \\u00XX five. */
+    static inline Py_ssize_t lmp_escape_extra(Py_UCS4 c) {
+        return (c == 0x22 || c == 0x5c || c == 0x0a || c == 0x0d || c == 0x09 || c == 0x08 || c == 0x0c) ? 1 : 5;
+    }
+
+    /* Writes the escape of c at d; returns its length. */
+    #define LMP_WRITE_ESCAPE(T, d, c, len) do { \
+        (d)[0] = 0x5c; (len) = 2; \
+        switch (c) { \
+        case 0x22: case 0x5c: (d)[1] = (T)(c); break; \
+        case 0x0a: (d)[1] = 0x6e; break; \
+        case 0x0d: (d)[1] = 0x72; break; \
+        case 0x09: (d)[1] = 0x74; break; \
+        case 0x08: (d)[1] = 0x62; break; \
+        case 0x0c: (d)[1] = 0x66; break; \
+        default: \
+            (d)[1] = 0x75; (d)[2] = 0x30; (d)[3] = 0x30; \
+            (d)[4] = (T)"0123456789abcdef"[(c) >> 4]; (d)[5] = (T)"0123456789abcdef"[(c) & 15]; \
+            (len) = 6; \
+        } \
+    } while (0)
+
+    #define LMP_DEFINE_ESCAPE(W, T) \
+    static Py_ssize_t lmp_escape_extra##W(const T *s, Py_ssize_t n) { \
+        Py_ssize_t i = 0, extra = 0; \
+        while ((i = lmp_next_special##W(s, i, n)) < n) { extra += lmp_escape_extra(s[i]); i++; } \
+        return extra; \
+    } \
+    static void lmp_escape_write##W(const T *s, Py_ssize_t n, T *d) { \
+        Py_ssize_t i = 0, k, len; \
+        for (;;) { \
+            k = lmp_next_special##W(s, i, n); \
+            if (k - i < 16) { while (i < k) *d++ = s[i++]; } /* cheaper than a memcpy call */ \
+            else { memcpy(d, s + i, (size_t)(k - i) * sizeof(T)); d += k - i; } \
+            if (k == n) return; \
+            LMP_WRITE_ESCAPE(T, d, s[k], len); \
+            d += len; \
+            i = k + 1; \
+        } \
+    }
+    LMP_DEFINE_ESCAPE(1, Py_UCS1)
+    LMP_DEFINE_ESCAPE(2, Py_UCS2)
+    LMP_DEFINE_ESCAPE(4, Py_UCS4)
+    """
+    Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) noexcept nogil
+    Py_ssize_t lmp_escape_extra2(const Py_UCS2 *s, Py_ssize_t n) noexcept nogil
+    Py_ssize_t lmp_escape_extra4(const Py_UCS4 *s, Py_ssize_t n) noexcept nogil
+    void lmp_escape_write1(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *d) noexcept nogil
+    void lmp_escape_write2(const Py_UCS2 *s, Py_ssize_t n, Py_UCS2 *d) noexcept nogil
+    void lmp_escape_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
+
+__all__ = ['escape_json_string']
+
+
+cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
+    cdef str src = text
+    if not PyUnicode_IS_ASCII(text) and (start != 0 or end != PyUnicode_GET_LENGTH(text)):
+        # The result's kind must be the narrowest that holds its widest character:
+        # the substring has it, and escapes only add ASCII.
+        src = PyUnicode_Substring(text, start, end)
+        start, end = 0, PyUnicode_GET_LENGTH(src)
+    cdef int kind = PyUnicode_KIND(src)
+    cdef char *data = <char *>PyUnicode_DATA(src) + start * kind
+    cdef Py_ssize_t n = end - start, extra
+    if kind == 1:
+        extra = lmp_escape_extra1(<const Py_UCS1 *>data, n)
+    elif kind == 2:
+        extra = lmp_escape_extra2(<const Py_UCS2 *>data, n)
+    else:
+        extra = lmp_escape_extra4(<const Py_UCS4 *>data, n)
+    if extra == 0 and not quote:
+        if start == 0 and end == PyUnicode_GET_LENGTH(src):
+            return src
+        return PyUnicode_Substring(src, start, end)
+    cdef Py_ssize_t q = 1 if quote else 0
+    out = PyUnicode_New(n + extra + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
+    cdef void *odata = PyUnicode_DATA(out)
+    if kind == 1:
+        lmp_escape_write1(<const Py_UCS1 *>data, n, <Py_UCS1 *>odata + q)
+        if quote:
+            (<Py_UCS1 *>odata)[0] = (<Py_UCS1 *>odata)[n + extra + 1] = 0x22
+    elif kind == 2:
+        lmp_escape_write2(<const Py_UCS2 *>data, n, <Py_UCS2 *>odata + q)
+        if quote:
+            (<Py_UCS2 *>odata)[0] = (<Py_UCS2 *>odata)[n + extra + 1] = 0x22
+    else:
+        lmp_escape_write4(<const Py_UCS4 *>data, n, <Py_UCS4 *>odata + q)
+        if quote:
+            (<Py_UCS4 *>odata)[0] = (<Py_UCS4 *>odata)[n + extra + 1] = 0x22
+    return <str>out
+
+
+cdef str json_string_body(str text, Py_ssize_t start, Py_ssize_t end):
+    """``json.dumps(text[start:end], ensure_ascii=False)`` without the quotes."""
+    return _escape(text, start, end, False)
+
+
+cdef str json_quoted(str text):
+    """``json.dumps(text, ensure_ascii=False)``."""
+    return _escape(text, 0, PyUnicode_GET_LENGTH(text), True)
+
+
+def escape_json_string(str text, Py_ssize_t start=0, end=None, bint quote=True):
+    """``json.dumps(text[start:end], ensure_ascii=False)`` (without quotes when ``quote`` is False)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    cdef Py_ssize_t stop = n if end is None else min(<Py_ssize_t>end, n)
+    if start < 0 or stop < start:
+        raise ValueError(f'invalid range [{start}:{end}] for a string of length {n}')
+    return _escape(text, start, stop, quote)
