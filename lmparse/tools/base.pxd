@@ -10,10 +10,16 @@ cdef enum:
     HOOK_BEGIN_CALL = 8
 
 
+from cpython.object cimport PyObject
+
+cdef Py_ssize_t member_slot_offset(object descr) noexcept
+cdef PyObject *slot_peek(object obj, Py_ssize_t offset) noexcept
+cdef unsigned int type_version(object t) noexcept
 cdef int hook_overrides(type cls, tuple names) except -1
 cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag)
+cdef int marker_match(int kind, void *data, Py_ssize_t at, Py_ssize_t size, str marker) noexcept
 cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 lead, tuple markers,
-                            tuple wanted, bint final, int *hit) except -2
+                            const int *wanted, bint final, int *hit) noexcept
 
 
 cdef class ToolParser:

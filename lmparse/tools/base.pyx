@@ -1,6 +1,7 @@
 """ToolParser: the outer tool block, call identity, filtering and normalized deltas."""
-from cpython.object cimport PyTypeObject
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
+from libc.string cimport memcmp
 
 from lmparse.protocol cimport (
     DeltaToolCall,
@@ -18,52 +19,135 @@ from lmparse.request import allowed_tool_names as _allowed_tool_names
 from lmparse.request import as_request as _as_request
 from lmparse.request import prepare_tools as _prepare_tools
 
-# Slot descriptors of lmparse's own request type, read and written through
-# their C slots: a Python-level copy of 17 slots costs more than the whole
-# rest of a parser's construction.
+# lmparse's own request type is copied slot by slot in C: a Python-level copy
+# of 17 slots costs more than the whole rest of a parser's construction. The
+# slots are plain object members (``__slots__``); their offsets come from the
+# member descriptors, checked once at import.
 cdef extern from *:
     """
-    static PyObject *lmp_slot_get(PyObject *descr, PyObject *obj) {
-        return Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)Py_TYPE(obj));
+    #if PY_VERSION_HEX >= 0x030C0000
+    #define LMP_T_OBJECT_EX Py_T_OBJECT_EX
+    #define LMP_READONLY Py_READONLY
+    #else
+    #include "structmember.h"
+    #define LMP_T_OBJECT_EX T_OBJECT_EX
+    #define LMP_READONLY READONLY
+    #endif
+
+    /* Offset of a writable object slot, or -1 for any other descriptor. */
+    static Py_ssize_t lmp_slot_offset(PyObject *descr) {
+        PyMemberDef *member;
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type))
+            return -1;
+        member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type != LMP_T_OBJECT_EX || (member->flags & LMP_READONLY))
+            return -1;
+        return member->offset;
     }
-    static int lmp_slot_set(PyObject *descr, PyObject *obj, PyObject *value) {
-        return Py_TYPE(descr)->tp_descr_set(descr, obj, value);
+
+    /* The slot's value (a borrowed reference; NULL when unset). */
+    static PyObject *lmp_slot_peek(PyObject *obj, Py_ssize_t offset) {
+        return *(PyObject **)((char *)obj + offset);
     }
+
+    /* Store a new reference to value in an unset slot of a fresh object. */
+    static void lmp_slot_init(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+        Py_INCREF(value);
+        *(PyObject **)((char *)obj + offset) = value;
+    }
+
     static PyObject *lmp_alloc(PyObject *type) {
         return ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
     }
+
+    /* CPython's own cache key for a type's attributes (its method cache uses
+       it): modifying the type or one of its bases resets it to 0, and the
+       next attribute lookup through the type assigns a new one. 0: no valid
+       tag right now (3.10 to 3.12 also flag validity; 3.13 dropped the flag). */
+    static unsigned int lmp_base_type_version(PyObject *t) {
+        PyTypeObject *tp = (PyTypeObject *)t;
+    #if PY_VERSION_HEX < 0x030D0000
+        if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+            return 0;
+    #endif
+        return tp->tp_version_tag;
+    }
     """
-    object lmp_slot_get(object descr, object obj)
-    int lmp_slot_set(object descr, object obj, object value) except -1
+    Py_ssize_t lmp_slot_offset(object descr)
+    PyObject *lmp_slot_peek(object obj, Py_ssize_t offset)
+    void lmp_slot_init(object obj, Py_ssize_t offset, object value)
     object lmp_alloc(object type)
+    unsigned int lmp_base_type_version(object t)
 
-cdef tuple _REQUEST_SLOTS = tuple(_OwnRequest.__dict__[name] for name in _REQUEST_FIELDS + ('extra',))
-cdef Py_ssize_t _SLOT_TOOLS = _REQUEST_FIELDS.index('tools')
-cdef Py_ssize_t _SLOT_CHOICE = _REQUEST_FIELDS.index('tool_choice')
-cdef Py_ssize_t _SLOT_EXTRA = len(_REQUEST_FIELDS)
-cdef bint _SLOTS_OK = (type(_OwnRequest.__dict__['tools']).__name__ == 'member_descriptor'
-                       and _OwnRequest.__new__ is object.__new__)
+# Shared with lmparse.response (which reads the same request slots and caches per class).
+cdef Py_ssize_t member_slot_offset(object descr) noexcept:
+    """Offset of a writable ``__slots__`` member described by ``descr``, -1 for any other descriptor."""
+    return lmp_slot_offset(descr)
 
 
-cdef tuple _prepare_own_request(object request):
+cdef PyObject *slot_peek(object obj, Py_ssize_t offset) noexcept:
+    """The object slot at ``offset`` (borrowed; NULL when unset)."""
+    return lmp_slot_peek(obj, offset)
+
+
+cdef unsigned int type_version(object t) noexcept:
+    """CPython's attribute-cache tag of type ``t`` (changes when it or a base changes; 0: none now)."""
+    return lmp_base_type_version(t)
+
+
+cdef enum:
+    _MAX_SLOTS = 32
+
+cdef Py_ssize_t _slot_offsets[_MAX_SLOTS]
+cdef Py_ssize_t _n_slots = 0
+cdef Py_ssize_t _OFF_TOOLS = -1, _OFF_CHOICE = -1, _OFF_EXTRA = -1
+
+
+cdef bint _init_slot_offsets() except -1:
+    """Record the request type's slot offsets; False when its layout is not the expected one."""
+    global _n_slots, _OFF_TOOLS, _OFF_CHOICE, _OFF_EXTRA
+    names = _REQUEST_FIELDS + ('extra',)
+    if _OwnRequest.__new__ is not object.__new__ or len(names) > _MAX_SLOTS:
+        return False
+    cdef Py_ssize_t i, offset
+    for i, name in enumerate(names):
+        offset = lmp_slot_offset(_OwnRequest.__dict__.get(name))
+        if offset < 0:
+            return False
+        _slot_offsets[i] = offset
+    _n_slots = len(names)
+    _OFF_TOOLS = _slot_offsets[names.index('tools')]
+    _OFF_CHOICE = _slot_offsets[names.index('tool_choice')]
+    _OFF_EXTRA = _slot_offsets[names.index('extra')]
+    return True
+
+
+cdef bint _SLOTS_OK = _init_slot_offsets()
+
+
+cdef object _prepare_own_request(ToolParser parser, object request):
     """``prepare_tools`` for an exact ``ChatCompletionRequest`` in the common shape, in C.
 
     Same result as ``lmparse.request.prepare_tools`` (which handles every other
-    shape and raises the validation errors): returns None to defer to it.
+    shape and raises the validation errors): records the allowed names and
+    schemas on ``parser`` (unless None) and returns the adjusted copy, or
+    returns None to defer to it.
     """
-    cdef tuple slots = _REQUEST_SLOTS
     cdef list kept
     cdef set names
     cdef dict schemas
-    cdef Py_ssize_t i, n = len(slots)
-    choice = lmp_slot_get(slots[_SLOT_CHOICE], request)
+    cdef Py_ssize_t i, size
+    for i in range(_n_slots):
+        if lmp_slot_peek(request, _slot_offsets[i]) is NULL:
+            return None  # a half-built request: the general path reports it
+    choice = <object>lmp_slot_peek(request, _OFF_CHOICE)
     if not (choice is None or (type(choice) is str and (
             choice == 'auto' or choice == 'none' or choice == 'required'))):
         return None
-    extra = lmp_slot_get(slots[_SLOT_EXTRA], request)
+    extra = <object>lmp_slot_peek(request, _OFF_EXTRA)
     if type(extra) is not dict:
         return None
-    tools = lmp_slot_get(slots[_SLOT_TOOLS], request)
+    tools = <object>lmp_slot_peek(request, _OFF_TOOLS)
     names = set()
     schemas = {}
     if not tools:
@@ -82,19 +166,33 @@ cdef tuple _prepare_own_request(object request):
             if not isinstance(name, str):
                 return None  # the general path raises the validation error
             kept.append((<dict>function).copy())
-            if name not in names:
-                names.add(name)
+            size = len(names)
+            names.add(name)
+            if len(names) != size:  # the first tool of a name wins
                 parameters = (<dict>function).get('parameters')
                 schemas[name] = parameters if isinstance(parameters, dict) else {}
     new = lmp_alloc(_OwnRequest)
-    for i in range(n):
-        if i == _SLOT_TOOLS:
-            lmp_slot_set(slots[i], new, kept)
-        elif i == _SLOT_EXTRA:
-            lmp_slot_set(slots[i], new, (<dict>extra).copy())
+    for i in range(_n_slots):
+        if _slot_offsets[i] == _OFF_TOOLS:
+            lmp_slot_init(new, _OFF_TOOLS, kept)
+        elif _slot_offsets[i] == _OFF_EXTRA:
+            lmp_slot_init(new, _OFF_EXTRA, (<dict>extra).copy())
         else:
-            lmp_slot_set(slots[i], new, lmp_slot_get(slots[i], request))
-    return (new, names, schemas)
+            lmp_slot_init(new, _slot_offsets[i], <object>lmp_slot_peek(request, _slot_offsets[i]))
+    if parser is not None:
+        parser._allowed_tool_names = names
+        parser._tool_schemas = schemas
+    return new
+
+
+def _dump_own_tools(request):
+    """``dump_tools(request)`` for an exact ``ChatCompletionRequest`` in the common shape, else None.
+
+    For response parsers without a tool parser (``lmparse.response``).
+    """
+    if _SLOTS_OK and type(request) is _OwnRequest:
+        return _prepare_own_request(None, request)
+    return None
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -107,6 +205,9 @@ cdef extern from "Python.h":
 _TOOL_HOOK_NAMES = ('feed_tool_block', '_consume_stream_payload', 'begin_tool_block', '_begin_call')
 
 __all__ = ['ToolParser']
+# class -> (version tag, ((names, bits), ...)): keyed by the class alone (a
+# (class, names) key would hash a tuple on every construction) and dropped
+# when the class changes (its version tag does).
 cdef dict _hook_cache = {}
 
 
@@ -116,10 +217,14 @@ cdef int hook_overrides(type cls, tuple names) except -1:
     Built-in dialects are static extension types, so their hooks are called
     through the C vtable; only genuinely Python overrides pay Python dispatch.
     """
-    key = (cls, names)
-    cached = _hook_cache.get(key)
-    if cached is not None:
-        return <int>cached
+    cdef unsigned int version = lmp_base_type_version(cls)
+    cached = _hook_cache.get(cls)
+    entries = ()
+    if cached is not None and version != 0 and (<tuple>cached)[0] == version:
+        entries = (<tuple>cached)[1]
+        for entry in <tuple>entries:
+            if (<tuple>entry)[0] is names:
+                return <int>(<tuple>entry)[1]
     cdef int bits = 0
     cdef int i
     for i, name in enumerate(names):
@@ -128,8 +233,51 @@ cdef int hook_overrides(type cls, tuple names) except -1:
                 if PyType_GetFlags(klass) & Py_TPFLAGS_HEAPTYPE:
                     bits |= 1 << i
                 break
-    _hook_cache[key] = bits
+    getattr(cls, '__init__', None)  # a lookup through the class gives it a version tag
+    version = lmp_base_type_version(cls)
+    if version != 0:
+        # Callers pass module-level constants; a fresh equal tuple replaces its twin.
+        entries = tuple(e for e in <tuple>entries if (<tuple>e)[0] != names) + ((names, bits),)
+        if len(_hook_cache) >= 256:
+            _hook_cache.clear()
+        _hook_cache[cls] = (version, entries)
     return bits
+
+
+cdef class _ToolClass:
+    """Per tool parser class: what every instance's __cinit__ derives from class attributes."""
+    cdef unsigned int version
+    cdef int hooks
+    cdef bint hold_all_close_prefixes
+    cdef tuple close_prefixes
+
+
+cdef dict _tool_classes = {}
+
+
+cdef _ToolClass _tool_class(type cls):
+    cdef unsigned int version = lmp_base_type_version(cls)
+    entry = _tool_classes.get(cls)
+    if entry is not None and version != 0 and (<_ToolClass>entry).version == version:
+        return <_ToolClass>entry
+    cdef _ToolClass info = _ToolClass.__new__(_ToolClass)
+    prefixes = cls.tool_close_prefixes
+    if prefixes is None:
+        info.hold_all_close_prefixes = True
+        info.close_prefixes = ()
+    else:
+        info.hold_all_close_prefixes = False
+        info.close_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
+    info.hooks = hook_overrides(cls, _TOOL_HOOK_NAMES)
+    # Read after the lookups above gave the class a tag; a later change to the
+    # class (or a base) changes it, and the next instance rebuilds this.
+    info.version = lmp_base_type_version(cls)
+    # A mutable prefixes container could change in place: read it every time.
+    if info.version != 0 and (prefixes is None or type(prefixes) is tuple):
+        if len(_tool_classes) >= 256:
+            _tool_classes.clear()
+        _tool_classes[cls] = info
+    return info
 
 
 cdef inline bint _matches_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, str tag) noexcept:
@@ -166,34 +314,58 @@ cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag):
     return n
 
 
-cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 lead, tuple markers,
-                            tuple wanted, bint final, int *hit) except -2:
-    """Offset of the first ``markers[k]`` (k in ``wanted``) at or after ``pos``; ``hit[0] = k``.
+cdef int marker_match(int kind, void *data, Py_ssize_t at, Py_ssize_t size, str marker) noexcept:
+    """2: ``marker`` starts at ``at``; 1: ``text[at:size]`` is a proper prefix of it; 0: neither."""
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(marker), n = size - at, i
+    cdef int mkind = PyUnicode_KIND(marker)
+    cdef void *mdata = PyUnicode_DATA(marker)
+    if n > m:
+        n = m
+    if kind == mkind:
+        if memcmp(<char *>data + at * kind, mdata, n * kind) != 0:
+            return 0
+    else:
+        for i in range(n):
+            if PyUnicode_READ(kind, data, at + i) != PyUnicode_READ(mkind, mdata, i):
+                return 0
+    return 2 if n == m else 1
 
-    Every marker starts with ``lead``, so one ``PyUnicode_FindChar`` per
-    candidate. With no marker, ``hit[0]`` is -1 and the result is where a
-    partial marker that may still complete starts (``size`` when none, or
-    when ``final``).
+
+cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 lead, tuple markers,
+                            const int *wanted, bint final, int *hit) noexcept:
+    """Offset of the first ``markers[k]`` (k in ``wanted``, a -1 ended array in priority order) at or
+    after ``pos``; ``hit[0] = k``.
+
+    Every marker starts with ``lead`` (one ``PyUnicode_FindChar`` per
+    candidate; markers mostly start right at ``pos``). With no marker,
+    ``hit[0]`` is -1 and the result is where a partial marker that may still
+    complete starts (``size`` when none, or when ``final``).
     """
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t at = pos
-    cdef int k
-    while True:
-        at = PyUnicode_FindChar(text, lead, at, size, 1) if at < size else -1
-        if at < 0:
-            hit[0] = -1
-            return size
-        for k in wanted:
-            if text.startswith(<str>markers[k], at):
-                hit[0] = k
+    cdef int i, found
+    cdef bint partial
+    while at < size:
+        if PyUnicode_READ(kind, data, at) != lead:
+            at = PyUnicode_FindChar(text, lead, at, size, 1)
+            if at < 0:
+                break
+        partial = False
+        i = 0
+        while wanted[i] >= 0:
+            found = marker_match(kind, data, at, size, <str>markers[wanted[i]])
+            if found == 2:
+                hit[0] = wanted[i]
                 return at
-        if not final:
-            for k in wanted:
-                if size - at < PyUnicode_GET_LENGTH(<str>markers[k]) and _matches_at(kind, data, at, size, <str>markers[k]):
-                    hit[0] = -1
-                    return at
+            partial |= found
+            i += 1
+        if partial and not final:
+            hit[0] = -1
+            return at
         at += 1
+    hit[0] = -1
+    return size
 
 
 def _tool_openai_dict(tool) -> dict:
@@ -222,8 +394,9 @@ cdef class ToolParser:
     # chunking). A tuple: only these token-aligned prefixes, longest first.
     tool_close_prefixes = None
 
-    def __cinit__(self, *args, **kwargs):
-        cls = type(self)
+    def __cinit__(self):
+        # No arguments: Cython then ignores the constructor's instead of packing them.
+        cdef _ToolClass info = _tool_class(type(self))
         self._close_tag = None
         self._active_tool_call_id = ''
         self._name_emitted = False
@@ -234,14 +407,9 @@ cdef class ToolParser:
         self._pending_arguments = []
         self._payload_closed = False
         self.block_closed = False
-        prefixes = cls.tool_close_prefixes
-        if prefixes is None:
-            self._hold_all_close_prefixes = True
-            self._close_prefixes = ()
-        else:
-            self._hold_all_close_prefixes = False
-            self._close_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
-        self._hooks = hook_overrides(cls, _TOOL_HOOK_NAMES)
+        self._hold_all_close_prefixes = info.hold_all_close_prefixes
+        self._close_prefixes = info.close_prefixes
+        self._hooks = info.hooks
 
     def __init__(self, *args, **kwargs):
         pass
@@ -250,11 +418,13 @@ cdef class ToolParser:
 
     def adjust_request(self, request):
         """Dump tools for the chat template and record the allowed names."""
-        request = _as_request(request)
-        prepared = _prepare_own_request(request) if _SLOTS_OK and type(request) is _OwnRequest else None
-        if prepared is None:
-            prepared = _prepare_tools(request)
-        request, self._allowed_tool_names, self._tool_schemas = prepared
+        if type(request) is not _OwnRequest:
+            request = _as_request(request)
+        if _SLOTS_OK and type(request) is _OwnRequest:
+            adjusted = _prepare_own_request(self, request)
+            if adjusted is not None:
+                return adjusted
+        request, self._allowed_tool_names, self._tool_schemas = _prepare_tools(request)
         return request
 
     @classmethod
