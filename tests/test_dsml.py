@@ -78,6 +78,8 @@ class Case:
 TRICKY_RAW = 'say "hi"\\n C:\\dir\\ \n\ttab </think> <x> </' + D + 'invoke> <' + D + 'invoke name="y"> 北京 😀'
 TRICKY_JSON = '{"q": "</' + D + 'parameter> and \\"}\\" ]", "n": [1, {"k": null}], "e": "\\\\"}'
 assert json.loads(TRICKY_JSON)['q'].startswith('</')
+LONG_RAW = ''.join(f'if a < {i}: b = "</{D}param" + "</{D}parameter" + \'</\'  # 北\n' for i in range(9))
+assert len(LONG_RAW) > 2 * 256
 
 
 def cases_for(tool: str) -> list[Case]:
@@ -168,6 +170,22 @@ def cases_for(tool: str) -> list[Case]:
         Case(f'{p}-truncated-after-open', tool, f'ok\n\n<{D}{BLOCK[tool]}>', 'ok', None, []),
         Case(f'{p}-truncated-before-close', tool,
              f'\n\n<{D}{BLOCK[tool]}>\n{invoke("get_time")}\n</{D}', None, None, [('get_time', '{}')]),
+        # header attributes are read in place: first ``name="`` match, value to the quote or the header end
+        Case(f'{p}-header-attributes', tool, b(
+            f'<{D}invoke  data-x="1" name="search" >\n'
+            f'<{D}parameter string="true" name="城市">巴黎</{D}parameter>\n'
+            f'<{D}parameter name="a\\b" string="TRUE">7</{D}parameter>\n'
+            f'<{D}parameter xname="k" name="q" string="true">v</{D}parameter>\n'
+            f'<{D}parameter name="u" string="true>w</{D}parameter>\n'
+            f'<{D}parameter string="true">x</{D}parameter>\n'
+            f'<{D}parameter name="n" string=" true">1</{D}parameter>\n</{D}invoke>'),
+             None, None, [('search', '{"城市": "巴黎", "a\\\\b": 7, "k": "v", "u": "w", "": "x", "n": 1}')]),
+        Case(f'{p}-invoke-name-unquoted-to-header-end', tool,
+             b(f'<{D}invoke name="get_time>\n</{D}invoke>'), None, None, [('get_time', '{}')]),
+        # raw text longer than one '<'-by-'<' scan: substring search, partial close tags only at the end
+        Case(f'{p}-long-raw-string', tool,
+             b(invoke('search', param('query', LONG_RAW), param('limit', '2', False))), None, None,
+             [('search', '{"query": ' + json.dumps(LONG_RAW, ensure_ascii=False) + ', "limit": 2}')]),
     ]
 
 
@@ -289,6 +307,24 @@ def test_python_subclass_changes_block_name(make_parser: Any) -> None:
     consumed = parser.feed_tool_block(text, deltas, final=False)
     assert text[consumed:] == 'rest' and parser.block_closed
     assert [(d.function.name, d.function.arguments) for d in deltas] == [('x', None), (None, '{}')]
+
+
+def test_marker_cache_follows_class_attributes() -> None:
+    class Custom(DeepSeekV4ToolParser):
+        tool_calls_block_name = 'calls'
+
+    def closes(name: str) -> bool:
+        parser = Custom()
+        parser.begin_tool_block()
+        deltas: list[Any] = []
+        text = f'<{D}invoke name="x">\n</{D}invoke>\n</{D}{name}>rest'
+        consumed = parser.feed_tool_block(text, deltas, final=False)
+        return text[consumed:] == 'rest' and parser.block_closed
+
+    assert closes('calls') and Custom.get_tool_close_tag() == f'</{D}calls>'
+    Custom.tool_calls_block_name = 'other'
+    assert not closes('calls') and closes('other') and Custom.get_tool_close_tag() == f'</{D}other>'
+    assert DeepSeekV4ToolParser.get_tool_close_tag() == f'</{D}tool_calls>'
 
 
 def test_large_values_linear(make_parser: Any) -> None:

@@ -131,6 +131,14 @@ CASES = [
     Case('truncated-after-open', 'ok' + SB, 'ok', None, [], []),
     Case('truncated-before-section-end', SB + call('get_time', 0, '{}') + '<|tool_calls_sec', None, None,
          [('get_time', '{}')], ['functions.get_time:0']),
+    # the header is read in place (two-byte text here): id = header stripped, name = id minus prefix and counter
+    Case('header-edge-cases', '北京。' + section(
+        f'{CB}\n functions.search:１２\t{AB}{{}}{CE}',  # str.isdigit digits
+        f'{CB}functions.get_time:{AB}{{}}{CE}', f'{CB}get_time:0x{AB}{{}}{CE}', f'{CB}functions.{AB}{{}}{CE}',
+        f'{CB}functionsXsearch:1{AB}{{}}{CE}', f'{CB}functions.functions.search:3{AB}{{}}{CE}',
+        f'{CB} get_weather:1:2 {AB}{{}}{CE}', f'{CB}functions.get_weather:02{AB}{{"city": "巴黎"}}{CE}'),
+         '北京。', None, [('search', '{}'), ('get_weather', '{"city": "巴黎"}')],
+         ['functions.search:１２', 'functions.get_weather:02']),
 ]
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
@@ -227,6 +235,52 @@ def test_adjust_request_keeps_special_tokens(make_parser: Any) -> None:
         get = request.get if isinstance(request, dict) else lambda k: getattr(request, k)
         assert get('skip_special_tokens') is False
         assert get('spaces_between_special_tokens') is False
+
+
+def _reference_function_name(raw_id: str) -> str:
+    name = raw_id
+    prefix, separator, counter = raw_id.rpartition(':')
+    if separator and counter.isdigit():
+        name = prefix
+    return name[10:] if name.startswith('functions.') else name
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw_id=st.lists(st.sampled_from(['functions.', 'functions', '.', ':', '0', '7', '１', '²', 'x', '北', ' ', '😀']),
+                       max_size=8).map(''.join))
+def test_function_name_matches_reference(raw_id: str) -> None:
+    assert KimiK2ToolParser._resolve_function_name(raw_id) == _reference_function_name(raw_id)
+
+
+def test_adjust_request_does_not_mutate_input() -> None:
+    from lmparse import ChatCompletionRequest
+    from tests.streaming import make_request
+
+    for request in (make_request(('search',)), ChatCompletionRequest.from_dict(make_request(('search',)))):
+        before = request if isinstance(request, dict) else request.model_dump()
+        adjusted = KimiK2ToolParser().adjust_request(request)
+        assert adjusted is not request
+        assert adjusted.skip_special_tokens is False and adjusted.spaces_between_special_tokens is False
+        assert (request if isinstance(request, dict) else request.model_dump()) == before
+
+
+def test_python_subclass_changes_markers() -> None:
+    class Custom(KimiK2ToolParser):
+        call_end = '<|end|>'
+        section_end = '<|done|>'
+
+    def feed(parser_cls: Any) -> tuple[list[Any], str]:
+        parser = parser_cls()
+        parser.begin_tool_block()
+        deltas: list[Any] = []
+        text = f'{CB}functions.x:0{AB}{{"a": 1}}<|end|><|done|>rest'
+        consumed = parser.feed_tool_block(text, deltas, final=False)
+        return [(d.function.name, d.function.arguments) for d in deltas], text[consumed:]
+
+    assert feed(Custom) == ([('x', None), (None, '{"a": 1}')], 'rest')
+    Custom.section_end = '<|fin|>'  # '<|done|>' no longer ends the section
+    assert feed(Custom) == ([('x', None), (None, '{"a": 1}')], '')
+    assert feed(KimiK2ToolParser)[1] == ''
 
 
 def test_registry_and_class() -> None:

@@ -15,9 +15,10 @@ Every marker starts with ``<``, so markers are found by scanning ``<`` once.
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+from libc.string cimport memcmp
 
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, tag_prefix_hold, seek_marker
-from lmparse.tools.json_escape cimport json_quoted, json_string_body
+from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
@@ -26,6 +27,8 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 
 __all__ = ['DSML_TOKEN', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
 
@@ -50,8 +53,40 @@ cdef enum:
     K_BLOCK_CLOSE = 4
     K_COUNT = 5
 
+# The markers each phase reacts to, in priority order, -1 ended (anything else
+# before them is skipped). Outside a JSON string a DSML tag cannot be data, so
+# any of them ends a JSON value.
+cdef int[3] _INVOKE_START_SET = [K_INVOKE, K_BLOCK_CLOSE, -1]
+cdef int[5] _PARAM_OR_END_SET = [K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOKE, -1]
+cdef int[6] _PARAM_END_SET = [K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PARAM, K_INVOKE, -1]
+# A raw string value ends only at its close tag.
+cdef int[2] _STRING_END_SET = [K_PARAM_CLOSE, -1]
+cdef enum:
+    # Raw text up to this long is scanned '<' by '<'; longer text with one substring search.
+    _SHORT_VALUE = 256
+
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
                 'string_value', 'json_value', 'parameter_end')
+
+# class -> (dsml_token, block name, markers): joining the five markers costs
+# more than the rest of a parser's construction. A Python subclass's
+# attributes are re-checked on every hit (a changed one rebuilds its entry);
+# a built-in class's cannot change.
+cdef dict _marker_cache = {}
+
+
+cdef tuple _class_markers(type cls):
+    entry = _marker_cache.get(cls)
+    if entry is not None and not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
+        return <tuple>(<tuple>entry)[2]
+    token = cls.dsml_token
+    block = cls.tool_calls_block_name
+    if entry is not None and (<tuple>entry)[0] is token and (<tuple>entry)[1] is block:
+        return <tuple>(<tuple>entry)[2]
+    markers = (f'<{token}invoke', f'<{token}parameter', f'</{token}invoke>',
+               f'</{token}parameter>', f'</{token}{block}>')
+    _marker_cache[cls] = (token, block, markers)
+    return markers
 
 
 cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
@@ -60,16 +95,38 @@ cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssiz
     return pos
 
 
-cdef str _attribute(str header, str name):
-    """Value of ``name="..."`` in a tag header ('' when absent; to the header end when unquoted)."""
-    cdef Py_ssize_t size = PyUnicode_GET_LENGTH(header)
-    cdef Py_ssize_t at = PyUnicode_Find(header, name + '="', 0, size, 1)
-    cdef Py_ssize_t end
+cdef Py_ssize_t _find_ascii(int kind, void *data, Py_ssize_t start, Py_ssize_t end, const char *pattern,
+                            Py_ssize_t n) noexcept:
+    """First offset of the ASCII ``pattern`` in ``text[start:end]``, -1 when absent."""
+    cdef Py_ssize_t i = start, j
+    cdef Py_UCS4 first = <unsigned char>pattern[0]
+    while i <= end - n:
+        if PyUnicode_READ(kind, data, i) == first:
+            j = 1
+            while j < n and PyUnicode_READ(kind, data, i + j) == <unsigned char>pattern[j]:
+                j += 1
+            if j == n:
+                return i
+        i += 1
+    return -1
+
+
+cdef Py_ssize_t _attribute(int kind, void *data, Py_ssize_t start, Py_ssize_t end, const char *pattern,
+                           Py_ssize_t n, Py_ssize_t *value_end) noexcept:
+    """Value span of ``pattern`` (``name="``) in the header ``text[start:end]``.
+
+    Returns the value start (-1 when the attribute is absent); the value runs
+    to the next quote, or to the header end when unquoted.
+    """
+    cdef Py_ssize_t at = _find_ascii(kind, data, start, end, pattern, n), q
     if at < 0:
-        return ''
-    at += PyUnicode_GET_LENGTH(name) + 2
-    end = PyUnicode_FindChar(header, u'"', at, size, 1)
-    return PyUnicode_Substring(header, at, size if end < 0 else end)
+        return -1
+    at += n
+    q = at
+    while q < end and PyUnicode_READ(kind, data, q) != u'"':
+        q += 1
+    value_end[0] = q
+    return at
 
 
 cdef class DeepSeekV32ToolParser(ToolParser):
@@ -85,23 +142,9 @@ cdef class DeepSeekV32ToolParser(ToolParser):
     cdef int _hit
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
-    cdef tuple _invoke_start_set
-    cdef tuple _param_or_end_set
-    cdef tuple _param_end_set
-    cdef tuple _json_end_set
 
     def __cinit__(self, *args, **kwargs):
-        cls = type(self)
-        token = cls.dsml_token
-        block = cls.tool_calls_block_name
-        self._markers = (f'<{token}invoke', f'<{token}parameter', f'</{token}invoke>',
-                         f'</{token}parameter>', f'</{token}{block}>')
-        # Each set: the markers a phase reacts to (anything else before them is skipped).
-        self._invoke_start_set = (K_INVOKE, K_BLOCK_CLOSE)
-        self._param_or_end_set = (K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOKE)
-        self._param_end_set = (K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PARAM, K_INVOKE)
-        # Outside a JSON string a DSML tag cannot be data: any of them ends the value.
-        self._json_end_set = (K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PARAM, K_INVOKE)
+        self._markers = _class_markers(type(self))
         self._value_scanner = JsonValueScanner()
         self._phase = D_INVOKE_START
         self._param_count = 0
@@ -113,7 +156,8 @@ cdef class DeepSeekV32ToolParser(ToolParser):
 
     @classmethod
     def get_tool_close_tag(cls):
-        return f'</{cls.dsml_token}{cls.tool_calls_block_name}>'
+        # Called at every block start: the cached marker, not a fresh join.
+        return _class_markers(cls)[K_BLOCK_CLOSE]
 
     @property
     def _phase_name(self):
@@ -131,9 +175,10 @@ cdef class DeepSeekV32ToolParser(ToolParser):
         self._value_scanner.reset_c()
         return 0
 
-    cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, tuple wanted, bint final) except -2:
-        """First wanted marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
+    cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
+        """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
         return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
+
 
     cdef int close_arguments(self, list deltas) except -1:
         self.emit_c(deltas, None, '}' if self._param_count else '{}')
@@ -155,7 +200,7 @@ cdef class DeepSeekV32ToolParser(ToolParser):
                     break
                 continue
             if limit < pos:
-                limit = self.seek(text, pos, size, self._json_end_set, final)
+                limit = self.seek(text, pos, size, _PARAM_END_SET, final)
             pos = scanner.feed_c(text, pos, limit, False)
             if scanner.complete:
                 self._phase = D_PARAM_END
@@ -173,12 +218,13 @@ cdef class DeepSeekV32ToolParser(ToolParser):
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
-        cdef Py_ssize_t pos = 0, at, gt
+        cdef Py_ssize_t pos = 0, at, gt, value_end = 0
+        cdef bint is_string
+        cdef str close
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef int phase
         cdef tuple markers = self._markers
-        cdef str close
         while pos < size and not self._payload_closed:
             phase = self._phase
             if phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
@@ -186,11 +232,11 @@ cdef class DeepSeekV32ToolParser(ToolParser):
                 if pos == size:
                     break
                 if phase == D_INVOKE_START:
-                    at = self.seek(text, pos, size, self._invoke_start_set, final)
+                    at = self.seek(text, pos, size, _INVOKE_START_SET, final)
                 elif phase == D_PARAM_OR_END:
-                    at = self.seek(text, pos, size, self._param_or_end_set, final)
+                    at = self.seek(text, pos, size, _PARAM_OR_END_SET, final)
                 else:
-                    at = self.seek(text, pos, size, self._param_end_set, final)
+                    at = self.seek(text, pos, size, _PARAM_END_SET, final)
                 pos = at  # text before the marker is not DSML: skipped
                 if self._hit < 0:
                     break
@@ -222,34 +268,47 @@ cdef class DeepSeekV32ToolParser(ToolParser):
                     self._resume = size - pos
                     break
                 self._resume = 0
-                header = PyUnicode_Substring(text, pos, gt)
-                pos = gt + 1
+                # Attributes are read in place: the header text[pos:gt] is never copied.
+                at = _attribute(kind, data, pos, gt, b'name="', 6, &value_end)
+                if at < 0:
+                    at = value_end = pos  # absent: the empty name
                 if phase == D_INVOKE_HEADER:
-                    name = _attribute(header, 'name')
+                    pos = gt + 1
                     self.start_call(None)
                     self._param_count = 0
-                    if name:
-                        self.emit_c(deltas, name, None)
+                    if value_end > at:
+                        self.emit_c(deltas, PyUnicode_Substring(text, at, value_end), None)
                     else:
                         self._output_index = REJECTED_INDEX  # no name: never invent one
                     self._phase = D_PARAM_OR_END
                 else:
-                    is_string = _attribute(header, 'string') == 'true'
-                    key = json_quoted(_attribute(header, 'name'))
+                    key = json_string_body(text, at, value_end)
+                    at = _attribute(kind, data, pos, gt, b'string="', 8, &value_end)
+                    is_string = (at >= 0 and value_end - at == 4 and marker_match(kind, data, at, value_end, 'true') == 2)
+                    pos = gt + 1
                     prefix = '{' if self._param_count == 0 else ', '
-                    self.emit_c(deltas, None, f'{prefix}{key}: "' if is_string else f'{prefix}{key}: ')
+                    self.emit_c(deltas, None, f'{prefix}"{key}": "' if is_string else f'{prefix}"{key}": ')
                     self._param_count += 1
                     self._value_scanner.reset_c()
                     self._phase = D_STRING if is_string else D_JSON
             elif phase == D_STRING:
                 close = <str>markers[K_PARAM_CLOSE]
-                at = PyUnicode_Find(text, close, pos, size, 1)
-                if at >= 0:
+                if size - pos <= _SHORT_VALUE:
+                    at = self.seek(text, pos, size, _STRING_END_SET, final)
+                else:
+                    # Long raw text (source code) holds many '<': one substring search,
+                    # then only the tail can hold a partial close tag.
+                    at = PyUnicode_Find(text, close, pos, size, 1)
+                    self._hit = K_PARAM_CLOSE
+                    if at < 0:
+                        at = size - PyUnicode_GET_LENGTH(close) + 1
+                        at = self.seek(text, at if at > pos else pos, size, _STRING_END_SET, final)
+                if self._hit >= 0:
                     self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
                     pos = at + PyUnicode_GET_LENGTH(close)
                     self._phase = D_PARAM_OR_END
                     continue
-                at = size if final else tag_prefix_hold(text, pos, close)
+                # ``at`` is where a partial close tag starts (the text end when none)
                 if at > pos:
                     self.emit_c(deltas, None, json_string_body(text, pos, at))
                     pos = at

@@ -12,9 +12,11 @@ Every marker starts with ``<``, so markers are found by scanning ``<`` once.
 """
 from lmparse.request import ChatCompletionRequest, as_request, update_request
 
+from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
+from libc.string cimport memcmp
 
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, seek_marker
+from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
@@ -22,7 +24,10 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISDIGIT(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 
 __all__ = ['KimiK2ToolParser']
 
@@ -39,6 +44,12 @@ cdef enum:
     K_ARGUMENT_BEGIN = 2
     K_CALL_END = 3
 
+# The markers each phase reacts to, in priority order, -1 ended (anything else
+# before them is skipped).
+cdef int[3] _START_SET = [K_CALL_BEGIN, K_SECTION_END, -1]
+cdef int[5] _HEADER_SET = [K_ARGUMENT_BEGIN, K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
+cdef int[4] _END_SET = [K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
+
 _PHASE_NAMES = ('call_start', 'call_header', 'arguments', 'call_end')
 
 
@@ -48,15 +59,27 @@ cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssiz
     return pos
 
 
+cdef str _name_of(str text, Py_ssize_t start, Py_ssize_t end):
+    """``functions.NAME:IDX`` in ``text[start:end]`` -> ``NAME`` (a missing prefix or counter is tolerated)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t colon = end - 1, i
+    while colon >= start and PyUnicode_READ(kind, data, colon) != u':':
+        colon -= 1
+    if colon >= start and colon + 1 < end:
+        i = colon + 1
+        while i < end and Py_UNICODE_ISDIGIT(PyUnicode_READ(kind, data, i)):
+            i += 1
+        if i == end:  # a non-empty all-digit counter (``str.isdigit``)
+            end = colon
+    if end - start >= 10 and marker_match(kind, data, start, end, 'functions.') == 2:
+        start += 10
+    return PyUnicode_Substring(text, start, end)
+
+
 def _function_name(str raw_id not None) -> str:
     """``functions.NAME:IDX`` -> ``NAME`` (a missing prefix or counter is tolerated)."""
-    name = raw_id
-    prefix, separator, counter = raw_id.rpartition(':')
-    if separator and counter.isdigit():
-        name = prefix
-    if name.startswith('functions.'):
-        name = name[10:]
-    return name
+    return _name_of(raw_id, 0, PyUnicode_GET_LENGTH(raw_id))
 
 
 cdef class KimiK2ToolParser(ToolParser):
@@ -76,17 +99,16 @@ cdef class KimiK2ToolParser(ToolParser):
     cdef str _lead_space
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
-    cdef tuple _start_set
-    cdef tuple _header_set
-    cdef tuple _end_set
 
     def __cinit__(self, *args, **kwargs):
         cls = type(self)
-        self._markers = (cls.section_end, cls.call_begin, cls.argument_begin, cls.call_end)
-        # Each set: the markers a phase reacts to (anything else before them is skipped).
-        self._start_set = (K_CALL_BEGIN, K_SECTION_END)
-        self._header_set = (K_ARGUMENT_BEGIN, K_CALL_END, K_SECTION_END, K_CALL_BEGIN)
-        self._end_set = (K_CALL_END, K_SECTION_END, K_CALL_BEGIN)
+        if PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE:
+            self._markers = (cls.section_end, cls.call_begin, cls.argument_begin, cls.call_end)
+            for marker in self._markers:
+                if not isinstance(marker, str):  # read in place by ``seek``
+                    raise TypeError(f'{cls.__name__} markers must be str, got {type(marker).__name__}')
+        else:
+            self._markers = _BUILTIN_MARKERS  # a built-in class's attributes cannot change
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
@@ -95,14 +117,16 @@ cdef class KimiK2ToolParser(ToolParser):
 
     def adjust_request(self, request):
         # The section and call markers are special tokens: keep them in the decoded text.
-        request = as_request(request)
+        if type(request) is not ChatCompletionRequest:
+            request = as_request(request)
         if type(request) is ChatCompletionRequest:
             # The base adjustment already returns a fresh copy of our own type:
             # setting the two fields on it equals copying twice, at half the cost.
             adjusted = ToolParser.adjust_request(self, request)
             if type(adjusted) is ChatCompletionRequest and adjusted is not request:
-                object.__setattr__(adjusted, 'skip_special_tokens', False)
-                object.__setattr__(adjusted, 'spaces_between_special_tokens', False)
+                # The slots' own setters, as object.__setattr__ (no Python-level __setattr__).
+                PyObject_GenericSetAttr(adjusted, 'skip_special_tokens', False)
+                PyObject_GenericSetAttr(adjusted, 'spaces_between_special_tokens', False)
                 return adjusted
         request = update_request(request, skip_special_tokens=False, spaces_between_special_tokens=False)
         return ToolParser.adjust_request(self, request)
@@ -132,9 +156,10 @@ cdef class KimiK2ToolParser(ToolParser):
         self._value_scanner.reset_c()
         return 0
 
-    cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, tuple wanted, bint final) except -2:
-        """First wanted marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
+    cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
+        """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
         return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
+
 
     cdef int emit_arguments(self, list deltas, str arguments) except -1:
         if self._lead_space:
@@ -179,7 +204,7 @@ cdef class KimiK2ToolParser(ToolParser):
                     break
                 continue
             if limit < pos:
-                limit = self.seek(text, pos, size, self._end_set, final)
+                limit = self.seek(text, pos, size, _END_SET, final)
             pos = scanner.feed_c(text, pos, limit, False)
             if scanner.complete:
                 self._phase = C_END
@@ -197,7 +222,7 @@ cdef class KimiK2ToolParser(ToolParser):
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
-        cdef Py_ssize_t pos = 0, at
+        cdef Py_ssize_t pos = 0, at, start, end
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef int phase
@@ -208,7 +233,10 @@ cdef class KimiK2ToolParser(ToolParser):
                 pos = _skip_space(kind, data, pos, size)
                 if pos == size:
                     break
-                at = self.seek(text, pos, size, self._start_set if phase == C_START else self._end_set, final)
+                if phase == C_START:
+                    at = self.seek(text, pos, size, _START_SET, final)
+                else:
+                    at = self.seek(text, pos, size, _END_SET, final)
                 pos = at  # text before the marker is not protocol: skipped
                 if self._hit < 0:
                     break
@@ -224,17 +252,21 @@ cdef class KimiK2ToolParser(ToolParser):
                     self._phase = C_HEADER
                     self._resume = 0
             elif phase == C_HEADER:
-                at = self.seek(text, pos + self._resume, size, self._header_set, final)
+                at = self.seek(text, pos + self._resume, size, _HEADER_SET, final)
                 if self._hit < 0:
                     self._resume = at - pos
                     break
                 self._resume = 0
-                raw_id = PyUnicode_Substring(text, pos, at).strip()
-                self.start_call(raw_id)
+                # The id is the header stripped; the name is read from the same span.
+                start = _skip_space(kind, data, pos, at)
+                end = at
+                while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+                    end -= 1
+                self.start_call(PyUnicode_Substring(text, start, end))
                 self._arguments_emitted = False
                 self._lead_space = ''
                 self._value_scanner.reset_c()
-                name = _function_name(raw_id)
+                name = _name_of(text, start, end)
                 if name:
                     self.emit_c(deltas, name, None)
                 else:
@@ -251,3 +283,7 @@ cdef class KimiK2ToolParser(ToolParser):
                 if self._phase == C_ARGS:
                     break
         return pos
+
+
+cdef tuple _BUILTIN_MARKERS = (KimiK2ToolParser.section_end, KimiK2ToolParser.call_begin,
+                               KimiK2ToolParser.argument_begin, KimiK2ToolParser.call_end)
