@@ -506,3 +506,83 @@ def test_long_value_is_linear() -> None:
     parser = parser_for(None, 'qwen3coder')
     flagged = stream_flagged(parser, fixed_chunks(text, 4))
     assert json.loads(reconstruct(parser, flagged).calls[0][1]) == {'query': value}
+
+
+# ---- value fast paths: plain chunks, held buffers, close tags split anywhere -------
+
+TRICKY_VALUES = (
+    ('query', 'a < b <= c </ d </para x</parameter_ </arg_value_ <'),  # '<' that is no close tag
+    ('query', 'ends with lt <'),
+    ('query', 'crlf\r\nin\r\nvalue\r'),
+    ('query', '\r\r\n\n'),
+    ('query', 'wide é then 😀 then ascii ' + 'x' * 40),
+    ('query', '  \n  leading blanks'),
+    ('limit', '\n\n 12 \n'),
+    ('tags', '["é", "😀", "' + 'q\\"' * 12 + '", "\\u0001 \\n", "' + 'long plain text ' * 3 + '"]'),
+    ('meta', '{"a": [1, 2.5, -0.5e-7], "b": {"c": null}, "d": "<x>"}'),
+)
+
+
+@pytest.mark.parametrize('tool', ['qwen3coder', 'glm47'])
+def test_value_fast_paths_equal_complete_parse(tool: str) -> None:
+    c = gcall if tool == 'glm47' else qcall
+    text = 'r</think>' + ''.join(c('search' if k in ('query', 'limit') else 'configure', (k, v))
+                                 for k, v in TRICKY_VALUES)
+    expected = complete(parser_for('default', tool), text).key()
+    assert len(expected[2]) == len(TRICKY_VALUES)
+    cases = list(chunkings(text, TAGS[tool], n_random=10))
+    cases += [(f'split@{i}', [text[:i], text[i:]]) for i in range(1, len(text))]
+    for label, chunks in cases:
+        parser = parser_for('default', tool)
+        assert reconstruct(parser, stream_flagged(parser, chunks)).key() == expected, label
+
+
+def test_truncated_value_at_every_length() -> None:
+    """The final chunk may end anywhere in a value: inside '<', a partial close tag or a CR LF."""
+    text = 'r</think>' + qcall('search', ('query', 'a <b \r\n</para c'), ('limit', '3'))
+    for end in range(len('r</think>'), len(text)):
+        head = text[:end]
+        expected = complete(parser_for('default', 'qwen3coder'), head).key()
+        for size in (1, 3, 7):
+            parser = parser_for('default', 'qwen3coder')
+            rec = reconstruct(parser, stream_flagged(parser, fixed_chunks(head, size)))
+            assert rec.key() == expected, (end, size)
+
+
+def test_held_value_buffer_widens_and_is_reused() -> None:
+    """A held (typed) value fed char by char through ASCII, Latin-1, BMP and astral text;
+    then a value larger than the kept buffer, then a small one on the same parser."""
+    big = '[' + ', '.join(f'"{i:05d}"' for i in range(20000)) + ']'
+    values = ['["a", "é", "€", "😀", "b"]', big, '["z"]']
+    text = qcall('configure', *(('tags', v) for v in values))
+    parser = parser_for(None, 'qwen3coder')
+    chunks = fixed_chunks(text[:200], 1) + fixed_chunks(text[200:], 256)
+    args = reconstruct(parser, stream_flagged(parser, chunks)).calls[0][1]
+    assert args == '{' + ', '.join('"tags": ' + json.dumps(json.loads(v), ensure_ascii=False) for v in values) + '}'
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(st.text(alphabet=st.sampled_from('ab é😀"\\\x01\t/<>\x7f'), max_size=20), max_size=4),
+       ascii_only=st.booleans(), mangle=st.integers(0, 3))
+def test_typed_array_canonical_check(items: list[str], ascii_only: bool, mangle: int) -> None:
+    """The C canonical check of held arrays agrees with json.loads / json.dumps."""
+    raw = json.dumps(items, ensure_ascii=ascii_only)
+    if mangle == 1:
+        raw = raw.replace('a', '\\u0061', 1)  # an escape json.dumps would not write
+    elif mangle == 2:
+        raw = raw.replace(', ', ',', 1)
+    expected_value: Any = json.loads(raw)
+    text = qcall('configure', ('tags', raw))
+    parser = parser_for(None, 'qwen3coder')
+    args = reconstruct(parser, stream_flagged(parser, fixed_chunks(text, 5))).calls[0][1]
+    assert args == '{"tags": ' + json.dumps(expected_value, ensure_ascii=False) + '}'
+
+
+def test_interns2_request_adjustment_copies() -> None:
+    original = lmparse.ChatCompletionRequest.from_dict(request(spaces_between_special_tokens=True))
+    parser = InternS2PreviewToolParser()
+    adjusted = parser.adjust_request(original)
+    assert adjusted is not original and original.spaces_between_special_tokens is True
+    assert adjusted.spaces_between_special_tokens is False
+    assert adjusted.model_dump() == {**Qwen3CoderToolParser().adjust_request(original).model_dump(),
+                                     'spaces_between_special_tokens': False}

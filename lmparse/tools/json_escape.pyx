@@ -125,6 +125,7 @@ cdef extern from *:
     LMP_DEFINE_ESCAPE(2, Py_UCS2)
     LMP_DEFINE_ESCAPE(4, Py_UCS4)
     """
+    Py_ssize_t lmp_next_special1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra2(const Py_UCS2 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra4(const Py_UCS4 *s, Py_ssize_t n) noexcept nogil
@@ -133,6 +134,11 @@ cdef extern from *:
     void lmp_escape_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
 
 __all__ = ['escape_json_string']
+
+
+cdef Py_ssize_t next_escape1(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """First index >= i of a one-byte character JSON must escape in ``s[:n]`` (n when none)."""
+    return lmp_next_special1(<const Py_UCS1 *>s, i, n)
 
 
 cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):

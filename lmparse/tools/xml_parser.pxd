@@ -9,8 +9,14 @@ cdef class XmlToolParser(ToolParser):
     cdef object _call_props
     cdef object _arg_types
     cdef int _mode
-    cdef str _pending_suffix
-    cdef list _buffered
+    cdef int _suffix
+    # the held (undecided or buffered) value: a growable buffer of one PEP 393 kind
+    cdef char *_held
+    cdef Py_ssize_t _held_len
+    cdef Py_ssize_t _held_cap
+    cdef int _held_kind
+    # output of the current feed: the first fragment, then the rest
+    cdef str _out
     cdef list _frags
     cdef bint _json_open
     cdef bint _json_closed
@@ -18,6 +24,7 @@ cdef class XmlToolParser(ToolParser):
     cdef Py_ssize_t _last_call_end
     # dialect configuration, read once per instance
     cdef str _value_close
+    cdef Py_UCS4 _value_lead
     cdef tuple _value_prefixes
     cdef bint _hold_all_value_prefixes
     cdef bint _strip_newlines
@@ -36,13 +43,19 @@ cdef class XmlToolParser(ToolParser):
     cdef bint close_tag_at(self, str payload, Py_ssize_t pos)
     cdef _reset_call_state(self)
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
+    cdef int put(self, str fragment) except -1
     cdef int flush(self, list deltas) except -1
     cdef int begin_function(self, list deltas, object name) except -1
     cdef int open_object(self) except -1
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
-    cdef str key_prefix(self)
+    cdef int put_key(self, bint open_string) except -1
+    cdef int hold(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef str take_held(self, Py_ssize_t a, Py_ssize_t b)
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef int finish_whole(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef int put_converted(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int finish_arg(self) except -1
+    cdef int end_arg(self) except -1

@@ -15,17 +15,25 @@ import json
 import math
 
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromString
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 from libc.math cimport isfinite
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memcpy
 
-from lmparse.tools.base cimport ToolParser, hook_overrides, tag_prefix_hold
-from lmparse.tools.json_escape cimport json_quoted, json_string_body
+from lmparse.tools.base cimport ToolParser, hook_overrides
+from lmparse.tools.json_escape cimport json_string_body, next_escape1
+
+from lmparse.request import ChatCompletionRequest as _OwnRequest
+from lmparse.request import as_request, update_request
 
 cdef extern from "Python.h":
+    ctypedef unsigned char Py_UCS1
+    ctypedef unsigned short Py_UCS2
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    void PyUnicode_WRITE(int kind, void *data, Py_ssize_t index, Py_UCS4 value) nogil
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
 
@@ -42,11 +50,25 @@ cdef enum:
     M_BUFFERED = 1
     M_STREAMING = 2
 
+# A streamed value's trailing newline, held until more text shows it is not the protocol's.
+cdef enum:
+    SUF_NONE = 0
+    SUF_LF = 1
+    SUF_CR = 2
+    SUF_CRLF = 3
+
+cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
+
+# A held buffer larger than this (bytes) is freed after its value, not kept for reuse.
+cdef Py_ssize_t _HELD_KEEP = 1 << 16
+
 cdef enum:
     XH_FUNCTION = 1
     XH_ARG_START = 2
     XH_ARG_NAME = 4
     XH_CALL_END = 8
+
+_set_spaces_between_special_tokens = _OwnRequest.spaces_between_special_tokens.__set__
 
 _PHASE_NAMES = ('function', 'arg_start', 'arg_name', 'arg_value', 'call_end', 'done')
 _XML_HOOK_NAMES = ('_consume_function', '_consume_arg_start', '_consume_arg_name', '_consume_call_end')
@@ -159,25 +181,28 @@ def _schema_types(schema, int depth=0):
     return _schema_types_c(schema, depth)
 
 
-cdef str _normalize_value(str raw, bint strip_newlines):
-    """Drop one protocol newline after the opening and before the closing tag."""
-    if not strip_newlines:
-        return raw
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
-    cdef Py_ssize_t a = 0, b = n
-    cdef int kind = PyUnicode_KIND(raw)
-    cdef void *data = PyUnicode_DATA(raw)
-    if n >= 2 and PyUnicode_READ(kind, data, 0) == u'\r' and PyUnicode_READ(kind, data, 1) == u'\n':
-        a = 2
-    elif n >= 1 and PyUnicode_READ(kind, data, 0) == u'\n':
-        a = 1
+cdef inline Py_ssize_t _after_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    """``a`` past one leading ``\\r\\n`` or ``\\n`` of ``text[a:b]``."""
+    if b - a >= 2 and PyUnicode_READ(kind, data, a) == u'\r' and PyUnicode_READ(kind, data, a + 1) == u'\n':
+        return a + 2
+    if b - a >= 1 and PyUnicode_READ(kind, data, a) == u'\n':
+        return a + 1
+    return a
+
+
+cdef inline Py_ssize_t _before_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    """``b`` before one trailing ``\\r\\n`` or ``\\n`` of ``text[a:b]``."""
     if b - a >= 2 and PyUnicode_READ(kind, data, b - 2) == u'\r' and PyUnicode_READ(kind, data, b - 1) == u'\n':
-        b -= 2
-    elif b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
-        b -= 1
-    if a == 0 and b == n:
-        return raw
-    return PyUnicode_Substring(raw, a, b)
+        return b - 2
+    if b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
+        return b - 1
+    return b
+
+
+cdef inline str _span(str text, Py_ssize_t a, Py_ssize_t b):
+    if a == 0 and b == PyUnicode_GET_LENGTH(text):
+        return text
+    return PyUnicode_Substring(text, a, b)
 
 
 # ---- C fast paths for held values (exactly json.dumps(_coerce_arg(...))) -------
@@ -185,6 +210,7 @@ cdef str _normalize_value(str raw, bint strip_newlines):
 # is not cheaply provable: the caller then takes the Python path above.
 
 cdef object _FALLBACK = object()
+cdef object _QUOTED = object()  # json.dumps of the raw value as a string
 
 # Nesting bound of the canonical check: far below any recursion limit that
 # could make json.loads / json.dumps fail on the same text.
@@ -198,7 +224,13 @@ cdef inline bint _is_lower_hex(Py_UCS4 ch) noexcept:
     return (u'0' <= ch <= u'9') or (u'a' <= ch <= u'f')
 
 
-cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+ctypedef fused ucs_t:
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
+
+
+cdef Py_ssize_t _canon_string_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
     """End of the JSON string at ``pos`` when it is exactly ``json.dumps`` of its value, else -1.
 
     Canonical (``ensure_ascii=False``): only ``"``, the backslash and controls are
@@ -207,7 +239,11 @@ cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n
     cdef Py_ssize_t i = pos + 1
     cdef Py_UCS4 ch, e
     while i < n:
-        ch = PyUnicode_READ(kind, data, i)
+        if ucs_t is Py_UCS1:
+            i = next_escape1(data, i, n)  # skip plain characters in bulk
+            if i >= n:
+                return -1
+        ch = <Py_UCS4>data[i]
         if ch == u'"':
             return i + 1
         if ch < 0x20:
@@ -215,17 +251,17 @@ cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n
         if ch == u'\\':
             if i + 1 >= n:
                 return -1
-            e = PyUnicode_READ(kind, data, i + 1)
+            e = <Py_UCS4>data[i + 1]
             if e == u'"' or e == u'\\' or e == u'b' or e == u'f' or e == u'n' or e == u'r' or e == u't':
                 i += 2
                 continue
             if e != u'u' or i + 5 >= n:
                 return -1
             # \\u00XX for a control character without a short escape
-            if PyUnicode_READ(kind, data, i + 2) != u'0' or PyUnicode_READ(kind, data, i + 3) != u'0':
+            if <Py_UCS4>data[i + 2] != u'0' or <Py_UCS4>data[i + 3] != u'0':
                 return -1
-            ch = PyUnicode_READ(kind, data, i + 4)
-            e = PyUnicode_READ(kind, data, i + 5)
+            ch = <Py_UCS4>data[i + 4]
+            e = <Py_UCS4>data[i + 5]
             if not (ch == u'0' or ch == u'1') or not _is_lower_hex(e):
                 return -1
             if ch == u'0' and (e == u'8' or e == u'9' or e == u'a' or e == u'c' or e == u'd'):
@@ -236,58 +272,58 @@ cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n
     return -1
 
 
-cdef Py_ssize_t _number_end(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
+cdef Py_ssize_t _number_end_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
     """End of the JSON number token at ``pos`` (JSON grammar), else -1."""
     cdef Py_ssize_t i = pos
     cdef Py_UCS4 ch
     is_int[0] = True
-    if i < n and PyUnicode_READ(kind, data, i) == u'-':
+    if i < n and <Py_UCS4>data[i] == u'-':
         i += 1
     if i >= n:
         return -1
-    ch = PyUnicode_READ(kind, data, i)
+    ch = <Py_UCS4>data[i]
     if ch == u'0':
         i += 1
     elif u'1' <= ch <= u'9':
         i += 1
-        while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+        while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
             i += 1
     else:
         return -1
-    if i < n and PyUnicode_READ(kind, data, i) == u'.':
+    if i < n and <Py_UCS4>data[i] == u'.':
         i += 1
-        if i >= n or not (u'0' <= PyUnicode_READ(kind, data, i) <= u'9'):
+        if i >= n or not (u'0' <= <Py_UCS4>data[i] <= u'9'):
             return -1
-        while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+        while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
             i += 1
         is_int[0] = False
     if i < n:
-        ch = PyUnicode_READ(kind, data, i)
+        ch = <Py_UCS4>data[i]
         if ch == u'e' or ch == u'E':
             i += 1
             if i < n:
-                ch = PyUnicode_READ(kind, data, i)
+                ch = <Py_UCS4>data[i]
                 if ch == u'+' or ch == u'-':
                     i += 1
-            if i >= n or not (u'0' <= PyUnicode_READ(kind, data, i) <= u'9'):
+            if i >= n or not (u'0' <= <Py_UCS4>data[i] <= u'9'):
                 return -1
-            while i < n and u'0' <= PyUnicode_READ(kind, data, i) <= u'9':
+            while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
                 i += 1
             is_int[0] = False
     return i
 
 
-cdef inline bint _canon_int(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+cdef inline bint _canon_int_t(const ucs_t *data, Py_ssize_t a, Py_ssize_t b) noexcept:
     """A JSON integer token that ``int`` re-renders unchanged (no ``-0``, few digits)."""
     cdef Py_ssize_t digits = b - a
-    if PyUnicode_READ(kind, data, a) == u'-':
+    if <Py_UCS4>data[a] == u'-':
         digits -= 1
-        if digits == 1 and PyUnicode_READ(kind, data, a + 1) == u'0':
+        if digits == 1 and <Py_UCS4>data[a + 1] == u'0':
             return False
     return digits <= 18
 
 
-cdef inline bint _literal_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, str word) noexcept:
+cdef inline bint _literal_at_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, str word) noexcept:
     cdef Py_ssize_t m = PyUnicode_GET_LENGTH(word)
     cdef int wkind = PyUnicode_KIND(word)
     cdef void *wdata = PyUnicode_DATA(word)
@@ -295,99 +331,147 @@ cdef inline bint _literal_at(int kind, void *data, Py_ssize_t pos, Py_ssize_t n,
     if n - pos < m:
         return False
     for i in range(m):
-        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(wkind, wdata, i):
+        if <Py_UCS4>data[pos + i] != PyUnicode_READ(wkind, wdata, i):
             return False
     return True
 
 
-cdef inline bint _same_span(int kind, void *data, Py_ssize_t a1, Py_ssize_t b1, Py_ssize_t a2, Py_ssize_t b2) noexcept:
+cdef inline bint _same_span_t(const ucs_t *data, Py_ssize_t a1, Py_ssize_t b1, Py_ssize_t a2, Py_ssize_t b2) noexcept:
     if b1 - a1 != b2 - a2:
         return False
-    return memcmp(<char *>data + a1 * kind, <char *>data + a2 * kind, <size_t>((b1 - a1) * kind)) == 0
+    return memcmp(data + a1, data + a2, <size_t>(b1 - a1) * sizeof(ucs_t)) == 0
 
 
-cdef Py_ssize_t _canon_value(str s, int kind, void *data, Py_ssize_t pos, Py_ssize_t n, int depth) except -2:
+cdef Py_ssize_t _canon_scalar_t(str s, const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) except -2:
+    """``_canon_value_t`` for a value that is not an array or object."""
+    cdef Py_UCS4 ch = <Py_UCS4>data[pos]
+    cdef Py_ssize_t end
+    cdef bint is_int
+    if ch == u'"':
+        return _canon_string_t(data, pos, n)
+    if ch == u't':
+        return pos + 4 if _literal_at_t(data, pos, n, 'true') else -1
+    if ch == u'f':
+        return pos + 5 if _literal_at_t(data, pos, n, 'false') else -1
+    if ch == u'n':
+        return pos + 4 if _literal_at_t(data, pos, n, 'null') else -1
+    end = _number_end_t(data, pos, n, &is_int)
+    if end < 0:
+        return -1
+    if is_int:
+        return end if _canon_int_t(data, pos, end) else -1
+    # A float: canonical when repr() gives the token back (that also rules out overflow).
+    token = PyUnicode_Substring(s, pos, end)
+    return end if repr(PyFloat_FromString(token)) == token else -1
+
+
+cdef Py_ssize_t _canon_value_t(str s, const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, int depth) except -2:
     """End of the JSON value at ``pos`` when ``json.dumps(json.loads(v)) == v``
     (with the module's ``_loads``), else -1 (not canonical, or not provably so).
     """
-    cdef Py_UCS4 ch
+    cdef Py_UCS4 ch, item, ch2, close
     cdef Py_ssize_t end, key_end, i, nkeys
-    cdef Py_UCS4 ch2, close
-    cdef bint is_int
     cdef Py_ssize_t starts[_KEY_SPANS]
     cdef Py_ssize_t ends[_KEY_SPANS]
     cdef set seen
     if pos >= n:
         return -1
-    ch = PyUnicode_READ(kind, data, pos)
-    if ch == u'"':
-        return _canon_string(kind, data, pos, n)
-    if ch == u'[' or ch == u'{':
-        if depth >= _CANON_MAX_DEPTH:
-            return -1
-        if ch == u'[':
-            close = u']'
-        else:
-            close = u'}'
-        pos += 1
-        if pos < n and PyUnicode_READ(kind, data, pos) == close:
-            return pos + 1
-        nkeys = 0
-        seen = None
-        while True:
-            if ch == u'{':
-                if pos >= n or PyUnicode_READ(kind, data, pos) != u'"':
-                    return -1
-                key_end = _canon_string(kind, data, pos, n)
-                if key_end < 0:
-                    return -1
-                # Duplicate keys collapse in json.loads: not canonical.
-                # (Canonical escapes are unique, so equal text means equal keys.)
-                if seen is not None:
-                    key = PyUnicode_Substring(s, pos, key_end)
-                    if key in seen:
-                        return -1
-                    seen.add(key)
-                else:
-                    for i in range(nkeys):
-                        if _same_span(kind, data, starts[i], ends[i], pos, key_end):
-                            return -1
-                    if nkeys < _KEY_SPANS:
-                        starts[nkeys] = pos
-                        ends[nkeys] = key_end
-                        nkeys += 1
-                    else:
-                        seen = set()
-                        for i in range(nkeys):
-                            seen.add(PyUnicode_Substring(s, starts[i], ends[i]))
-                        seen.add(PyUnicode_Substring(s, pos, key_end))
-                if (key_end + 1 >= n or PyUnicode_READ(kind, data, key_end) != u':'
-                        or PyUnicode_READ(kind, data, key_end + 1) != u' '):
-                    return -1
-                pos = key_end + 2
-            end = _canon_value(s, kind, data, pos, n, depth + 1)
-            if end < 0 or end >= n:
-                return -1
-            ch2 = PyUnicode_READ(kind, data, end)
-            if ch2 == close:
-                return end + 1
-            if ch2 != u',' or end + 1 >= n or PyUnicode_READ(kind, data, end + 1) != u' ':
-                return -1
-            pos = end + 2
-    if ch == u't':
-        return pos + 4 if _literal_at(kind, data, pos, n, 'true') else -1
-    if ch == u'f':
-        return pos + 5 if _literal_at(kind, data, pos, n, 'false') else -1
-    if ch == u'n':
-        return pos + 4 if _literal_at(kind, data, pos, n, 'null') else -1
-    end = _number_end(kind, data, pos, n, &is_int)
-    if end < 0:
+    ch = <Py_UCS4>data[pos]
+    if ch != u'[' and ch != u'{':
+        return _canon_scalar_t(s, data, pos, n)
+    if depth >= _CANON_MAX_DEPTH:
         return -1
-    if is_int:
-        return end if _canon_int(kind, data, pos, end) else -1
-    # A float: canonical when repr() gives the token back (that also rules out overflow).
-    token = PyUnicode_Substring(s, pos, end)
-    return end if repr(PyFloat_FromString(token)) == token else -1
+    if ch == u'[':
+        close = u']'
+    else:
+        close = u'}'
+    pos += 1
+    if pos < n and <Py_UCS4>data[pos] == close:
+        return pos + 1
+    nkeys = 0
+    seen = None
+    while True:
+        if ch == u'{':
+            if pos >= n or <Py_UCS4>data[pos] != u'"':
+                return -1
+            key_end = _canon_string_t(data, pos, n)
+            if key_end < 0:
+                return -1
+            # Duplicate keys collapse in json.loads: not canonical.
+            # (Canonical escapes are unique, so equal text means equal keys.)
+            if seen is not None:
+                key = PyUnicode_Substring(s, pos, key_end)
+                if key in seen:
+                    return -1
+                seen.add(key)
+            else:
+                for i in range(nkeys):
+                    if _same_span_t(data, starts[i], ends[i], pos, key_end):
+                        return -1
+                if nkeys < _KEY_SPANS:
+                    starts[nkeys] = pos
+                    ends[nkeys] = key_end
+                    nkeys += 1
+                else:
+                    seen = set()
+                    for i in range(nkeys):
+                        seen.add(PyUnicode_Substring(s, starts[i], ends[i]))
+                    seen.add(PyUnicode_Substring(s, pos, key_end))
+            if (key_end + 1 >= n or <Py_UCS4>data[key_end] != u':'
+                    or <Py_UCS4>data[key_end + 1] != u' '):
+                return -1
+            pos = key_end + 2
+        if pos >= n:
+            return -1
+        # Items: strings and other scalars without the nesting call.
+        item = <Py_UCS4>data[pos]
+        if item == u'"':
+            end = _canon_string_t(data, pos, n)
+        elif item == u'[' or item == u'{':
+            end = _canon_value_t(s, data, pos, n, depth + 1)
+        else:
+            end = _canon_scalar_t(s, data, pos, n)
+        if end < 0 or end >= n:
+            return -1
+        ch2 = <Py_UCS4>data[end]
+        if ch2 == close:
+            return end + 1
+        if ch2 != u',' or end + 1 >= n or <Py_UCS4>data[end + 1] != u' ':
+            return -1
+        pos = end + 2
+
+
+cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+    if kind == 1:
+        return _canon_string_t(<const Py_UCS1 *>data, pos, n)
+    if kind == 2:
+        return _canon_string_t(<const Py_UCS2 *>data, pos, n)
+    return _canon_string_t(<const Py_UCS4 *>data, pos, n)
+
+
+cdef Py_ssize_t _number_end(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
+    if kind == 1:
+        return _number_end_t(<const Py_UCS1 *>data, pos, n, is_int)
+    if kind == 2:
+        return _number_end_t(<const Py_UCS2 *>data, pos, n, is_int)
+    return _number_end_t(<const Py_UCS4 *>data, pos, n, is_int)
+
+
+cdef bint _canon_int(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    if kind == 1:
+        return _canon_int_t(<const Py_UCS1 *>data, a, b)
+    if kind == 2:
+        return _canon_int_t(<const Py_UCS2 *>data, a, b)
+    return _canon_int_t(<const Py_UCS4 *>data, a, b)
+
+
+cdef Py_ssize_t _canon_value(str s, int kind, void *data, Py_ssize_t pos, Py_ssize_t n) except -2:
+    """End of the JSON value at ``pos`` when ``json.dumps(json.loads(v)) == v``, else -1."""
+    if kind == 1:
+        return _canon_value_t(s, <const Py_UCS1 *>data, pos, n, 0)
+    if kind == 2:
+        return _canon_value_t(s, <const Py_UCS2 *>data, pos, n, 0)
+    return _canon_value_t(s, <const Py_UCS4 *>data, pos, n, 0)
 
 
 cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word) noexcept:
@@ -407,38 +491,38 @@ cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word)
     return 1 if equal else 0
 
 
-cdef object _fast_one(str raw, str s, object schema_type):
-    """``_coerce_one(raw, schema_type)``: its value's JSON text when converted, None when
-    not (``raw`` stays), ``_FALLBACK`` when that is not cheaply provable.
-
-    ``s`` is ``raw.strip()``.
+cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type):
+    """``_coerce_one(raw, schema_type)`` for the value whose stripped text is ``text[a:b]``:
+    its value's JSON text when converted, ``_QUOTED`` when converted to the raw
+    string itself, None when not converted (``raw`` stays), ``_FALLBACK`` when
+    that is not cheaply provable.
     """
-    cdef int kind = PyUnicode_KIND(s)
-    cdef void *data = PyUnicode_DATA(s)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), end
-    cdef Py_UCS4 first = PyUnicode_READ(kind, data, 0) if n else 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t end
+    cdef Py_UCS4 first = PyUnicode_READ(kind, data, a) if b > a else 0
     cdef bint is_int
     cdef int r
     if schema_type is not None and type(schema_type) is not str:
         return _FALLBACK
     if schema_type is None or schema_type == 'string':
         if first != u'"':
-            return json_quoted(raw)
-        if _canon_string(kind, data, 0, n) == n:
-            return s
+            return _QUOTED
+        if _canon_string(kind, data, a, b) == b:
+            return _span(text, a, b)
         return _FALLBACK
     if schema_type == 'boolean':
-        r = _ascii_word(kind, data, 0, n, 'true')
+        r = _ascii_word(kind, data, a, b, 'true')
         if r == 1:
             return 'true'
         if r < 0:
             return _FALLBACK
-        r = _ascii_word(kind, data, 0, n, 'false')
+        r = _ascii_word(kind, data, a, b, 'false')
         if r == 1:
             return 'false'
         return _FALLBACK if r < 0 else None
     if schema_type == 'null':
-        r = _ascii_word(kind, data, 0, n, 'null')
+        r = _ascii_word(kind, data, a, b, 'null')
         if r == 1:
             return 'null'
         return _FALLBACK if r < 0 else None
@@ -446,16 +530,16 @@ cdef object _fast_one(str raw, str s, object schema_type):
         # Only a whole JSON number token loads as an int / float.
         if not (first == u'-' or u'0' <= first <= u'9'):
             return None
-        end = _number_end(kind, data, 0, n, &is_int)
-        if end != n:
+        end = _number_end(kind, data, a, b, &is_int)
+        if end != b:
             return _FALLBACK if end < 0 else None
         if is_int:
-            if _canon_int(kind, data, 0, n):
-                return s
+            if _canon_int(kind, data, a, b):
+                return _span(text, a, b)
             return _FALLBACK
         if schema_type == 'integer':
             return None  # a float (or an overflow, rejected by _loads)
-        value = PyFloat_FromString(s)  # what _loads does with a float token
+        value = PyFloat_FromString(_span(text, a, b))  # what _loads does with a float token
         return repr(value) if isfinite(PyFloat_AS_DOUBLE(value)) else None
     if schema_type == 'array' or schema_type == 'object':
         if schema_type == 'array':
@@ -463,40 +547,83 @@ cdef object _fast_one(str raw, str s, object schema_type):
                 return None  # loads gives another type or fails
         elif first != u'{':
             return None
-        if _canon_value(s, kind, data, 0, n, 0) == n:
-            return s
+        if _canon_value(text, kind, data, a, b) == b:
+            return _span(text, a, b)
         return _FALLBACK
     return None  # not a JSON type name
 
 
-cdef object _fast_arg_json(str raw, object types):
-    """``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)``, or None when not cheaply exact."""
+cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
+    """``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)`` for ``raw = text[a:b]``:
+    that JSON text, ``_QUOTED`` for ``json.dumps(raw)``, or None when not cheaply exact.
+    """
     cdef int kind
     cdef void *data
-    cdef Py_ssize_t a = 0, b
-    cdef str s
     if types is None:
-        return json_quoted(raw)
+        return _QUOTED
     if type(types) is not tuple:
         return None
-    kind = PyUnicode_KIND(raw)
-    data = PyUnicode_DATA(raw)
-    b = PyUnicode_GET_LENGTH(raw)
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
     while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
         a += 1
     while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
         b -= 1
-    s = raw if a == 0 and b == PyUnicode_GET_LENGTH(raw) else PyUnicode_Substring(raw, a, b)
     if not types:
-        out = _fast_one(raw, s, None)
+        out = _fast_one(text, a, b, None)
         return None if out is _FALLBACK else out
     for schema_type in <tuple>types:
-        out = _fast_one(raw, s, schema_type)
+        out = _fast_one(text, a, b, schema_type)
         if out is _FALLBACK:
             return None
         if out is not None:
             return out
-    return json_quoted(raw)
+    return _QUOTED
+
+
+cdef inline Py_ssize_t _find_char(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 ch) except -2:
+    """``text.find(ch, pos, size)``; short spans (a token or so) are scanned in place."""
+    cdef int kind
+    cdef void *data
+    if size - pos > 16:
+        return PyUnicode_FindChar(text, ch, pos, size, 1)
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    while pos < size:
+        if PyUnicode_READ(kind, data, pos) == ch:
+            return pos
+        pos += 1
+    return -1
+
+
+cdef inline Py_ssize_t _match_len(str text, Py_ssize_t pos, Py_ssize_t size, str tag) noexcept:
+    """How many leading characters of ``tag`` ``text[pos:size]`` matches."""
+    cdef int kind = PyUnicode_KIND(text), tkind = PyUnicode_KIND(tag)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef void *tdata = PyUnicode_DATA(tag)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(tag), i = 0
+    if n > size - pos:
+        n = size - pos
+    while i < n and PyUnicode_READ(kind, data, pos + i) == PyUnicode_READ(tkind, tdata, i):
+        i += 1
+    return i
+
+
+cdef inline str _json_body(str text, Py_ssize_t a, Py_ssize_t b):
+    """``json_string_body``; a short span needing no escape (a streamed token) is checked in place."""
+    cdef int kind
+    cdef void *data
+    cdef Py_ssize_t i
+    cdef Py_UCS4 ch
+    if b - a > 8:
+        return json_string_body(text, a, b)
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    for i in range(a, b):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch < 0x20 or ch == u'"' or ch == u'\\':
+            return json_string_body(text, a, b)
+    return _span(text, a, b)
 
 
 cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
@@ -589,10 +716,14 @@ cdef class XmlToolParser(ToolParser):
             self._value_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
         self._strip_newlines = bool(cls.strip_value_newlines)
         self._xml_hooks = hook_overrides(cls, _XML_HOOK_NAMES)
-        self._buffered = []
+        self._value_lead = self._value_close[0] if self._value_close is not None else 0
+        self._held_kind = 1
+        self._out = None
         self._frags = []
-        self._pending_suffix = ''
         self._reset_call_state()
+
+    def __dealloc__(self):
+        PyMem_Free(self._held)
 
     cdef _reset_call_state(self):
         self._phase = PH_FUNCTION
@@ -601,8 +732,8 @@ cdef class XmlToolParser(ToolParser):
         self._call_props = None
         self._arg_types = None
         self._mode = M_UNDECIDED
-        self._pending_suffix = ''
-        self._buffered.clear()
+        self._suffix = SUF_NONE
+        self._held_len = 0
         self._json_open = False
         self._json_closed = False
         self._arg_count = 0
@@ -618,7 +749,8 @@ cdef class XmlToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         self.start_call(None)
         self._reset_call_state()
-        self._frags.clear()
+        self._out = None
+        del self._frags[:]
         return 0
 
     # ---- helpers for hooks -------------------------------------------------
@@ -746,6 +878,16 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t pos = 0, r
         cdef int phase
+        if (self._phase == PH_ARG_VALUE and not final and not self._payload_closed
+                and self._hold_all_value_prefixes and _find_char(text, 0, size, self._value_lead) < 0):
+            # Plain value text (most chunks): no close tag, nothing to hold back.
+            if self._mode == M_BUFFERED:
+                self.hold(text, 0, size)
+            else:
+                self.value_part(text, 0, size)
+                if self._out is not None:
+                    self.flush(deltas)
+            return size
         self._last_call_end = -1
         while not self._payload_closed:
             phase = self._phase
@@ -803,12 +945,27 @@ cdef class XmlToolParser(ToolParser):
         self.flush(deltas)
         return pos
 
+    # ---- output: fragments of the arguments JSON, one delta per flush ------------
+
+    cdef int put(self, str fragment) except -1:
+        # Most feeds produce one fragment: it skips the list.
+        if self._out is None:
+            self._out = fragment
+        else:
+            self._frags.append(fragment)
+        return 0
+
     cdef int flush(self, list deltas) except -1:
-        cdef list frags = self._frags
+        out = self._out
+        if out is None:
+            return 0
+        self._out = None
+        frags = self._frags
         if frags:
-            joined = frags[0] if len(frags) == 1 else ''.join(frags)
-            frags.clear()
-            self.emit_c(deltas, None, joined)
+            frags.insert(0, out)
+            out = ''.join(frags)
+            del frags[:]
+        self.emit_c(deltas, None, out)
         return 0
 
     cdef int begin_function(self, list deltas, object name) except -1:
@@ -826,7 +983,7 @@ cdef class XmlToolParser(ToolParser):
 
     cdef int open_object(self) except -1:
         if not self._json_open:
-            self._frags.append('{')
+            self.put('{')
             self._json_open = True
         return 0
 
@@ -834,7 +991,7 @@ cdef class XmlToolParser(ToolParser):
         if self._func_name is None or self._json_closed:
             return 0
         self.open_object()
-        self._frags.append('}')
+        self.put('}')
         self._json_closed = True
         return 0
 
@@ -846,128 +1003,249 @@ cdef class XmlToolParser(ToolParser):
             schema = (<dict>props).get(name) if type(props) is dict else props.get(name)
         self._arg_types = _schema_types_c(schema, 0) if isinstance(schema, dict) else None
         self._mode = M_UNDECIDED
-        self._pending_suffix = ''
-        self._buffered.clear()
+        self._suffix = SUF_NONE
+        self._held_len = 0
         return 0
 
-    cdef str key_prefix(self):
+    cdef int put_key(self, bint open_string) except -1:
+        """``"key": `` (after ``, `` from the second argument on); then ``"`` when ``open_string``."""
         name = self._arg_name
         cdef str key
         if type(name) is str:
-            key = json_string_body(<str>name, 0, PyUnicode_GET_LENGTH(name))  # json.dumps' escapes
+            key = _json_body(<str>name, 0, PyUnicode_GET_LENGTH(name))  # json.dumps' escapes
             self.open_object()
             self._arg_count += 1
-            return ('"' if self._arg_count == 1 else ', "') + key + '": '
-        key = json.dumps(name, ensure_ascii=False)
-        self.open_object()
-        self._arg_count += 1
-        return key + ': ' if self._arg_count == 1 else ', ' + key + ': '
+            self.put('"' if self._arg_count == 1 else ', "')
+            self.put(key)
+        else:
+            key = json.dumps(name, ensure_ascii=False)
+            self.open_object()
+            self._arg_count += 1
+            if self._arg_count > 1:
+                self.put(', ')
+            self.put(key)
+            self.put(': "' if open_string else ': ')
+            return 0
+        self.put('": "' if open_string else '": ')
+        return 0
+
+    # ---- the held value -----------------------------------------------------------
+
+    cdef int hold(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        """Append ``text[a:b]`` to the held value."""
+        cdef Py_ssize_t n = b - a, need = self._held_len + n, cap, i
+        cdef int kind = PyUnicode_KIND(text), hkind = self._held_kind
+        cdef void *data = PyUnicode_DATA(text)
+        cdef char *grown
+        if n <= 0:
+            return 0
+        if self._held_len == 0 and kind < hkind:  # a new value: narrow the empty buffer again
+            self._held_cap = self._held_cap * hkind // kind
+            self._held_kind = hkind = kind
+        if kind > hkind or need > self._held_cap:
+            cap = self._held_cap if self._held_cap >= 64 else 64
+            while cap < need:
+                cap *= 2
+            if kind > hkind:  # a wider character: convert what is held
+                grown = <char *>PyMem_Malloc(cap * kind)
+                if grown is NULL:
+                    raise MemoryError()
+                for i in range(self._held_len):
+                    PyUnicode_WRITE(kind, grown, i, PyUnicode_READ(hkind, self._held, i))
+                PyMem_Free(self._held)
+                self._held_kind = hkind = kind
+            else:
+                grown = <char *>PyMem_Realloc(self._held, cap * hkind)
+                if grown is NULL:
+                    raise MemoryError()
+            self._held = grown
+            self._held_cap = cap
+        if kind == hkind:
+            if n == 1:
+                PyUnicode_WRITE(kind, self._held, self._held_len, PyUnicode_READ(kind, data, a))
+            else:
+                memcpy(self._held + self._held_len * kind, <char *>data + a * kind, n * kind)
+        else:
+            for i in range(n):
+                PyUnicode_WRITE(hkind, self._held, self._held_len + i, PyUnicode_READ(kind, data, a + i))
+        self._held_len = need
+        return 0
+
+    cdef str take_held(self, Py_ssize_t a, Py_ssize_t b):
+        """``held[a:b]`` as a str; the buffer is emptied."""
+        cdef str out = PyUnicode_FromKindAndData(self._held_kind, self._held + a * self._held_kind, b - a)
+        self._held_len = 0
+        if self._held_cap * self._held_kind > _HELD_KEEP:
+            PyMem_Free(self._held)
+            self._held = NULL
+            self._held_cap = 0
+            self._held_kind = 1
+        return out
+
+    # ---- argument values ----------------------------------------------------------
 
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
         cdef str close = self._value_close
-        cdef Py_ssize_t at = PyUnicode_Find(text, close, pos, size, 1) if pos < size else -1
-        cdef Py_ssize_t end
-        if at >= 0:
-            if at > pos:
-                self.value_part(text, pos, at)
-            self.finish_arg()
-            self._phase = PH_ARG_START
-            return at + PyUnicode_GET_LENGTH(close)
-        if final:
-            end = size
-        elif self._hold_all_value_prefixes:
-            end = tag_prefix_hold(text, pos, close)
-        else:
-            end = size
-            for prefix in self._value_prefixes:
-                if text.endswith(prefix, pos):
-                    end = size - PyUnicode_GET_LENGTH(prefix)
+        cdef Py_ssize_t m = PyUnicode_GET_LENGTH(close)
+        cdef Py_ssize_t at, end = size, k
+        if self._hold_all_value_prefixes:
+            # The close tag and any partial one at the end start with its lead
+            # character: one scan for it; plain value text costs no more.
+            at = _find_char(text, pos, size, self._value_lead)
+            while at >= 0:
+                k = _match_len(text, at, size, close)
+                if k == m:
                     break
-        if end > pos:
-            self.value_part(text, pos, end)
+                if at + k == size:  # a partial close tag ends the text
+                    if not final:
+                        end = at
+                    at = -1
+                    break
+                at = _find_char(text, at + 1, size, self._value_lead)
+        else:
+            at = PyUnicode_Find(text, close, pos, size, 1) if pos < size else -1
+            if at < 0 and not final:
+                for prefix in self._value_prefixes:
+                    if text.endswith(prefix, pos):
+                        end = size - PyUnicode_GET_LENGTH(prefix)
+                        break
+        if at >= 0:
+            if self._mode == M_UNDECIDED and self._held_len == 0:
+                self.finish_whole(text, pos, at)
+            else:
+                self.value_part(text, pos, at)
+                self.finish_arg()
+            self._phase = PH_ARG_START
+            return at + m
+        self.value_part(text, pos, end)
         return end
 
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        """``text[a:b]``, more of the current value (its close tag not seen yet)."""
         cdef int kind, mode = self._mode
         cdef void *data
         cdef Py_ssize_t i
         if mode == M_STREAMING:
             return self.stream_part(text, a, b)
-        self._buffered.append(PyUnicode_Substring(text, a, b))
-        if mode == M_BUFFERED:
-            return 0
+        if mode == M_BUFFERED or b <= a:
+            return self.hold(text, a, b)
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
         if i == b:
-            return 0  # still only whitespace: the value's kind is unknown
-        raw = ''.join(self._buffered)
-        joined = raw
-        if self._strip_newlines:
-            if joined.startswith('\r\n'):
-                joined = joined[2:]
-            elif joined.startswith('\n'):
-                joined = joined[1:]
+            return self.hold(text, a, b)  # still only whitespace: the value's kind is unknown
         types = self._arg_types
         if PyUnicode_READ(kind, data, i) == u'"' or (types is not None and (not types or types[0] != 'string')):
             # Quoted or typed: held whole until the close tag.
             self._mode = M_BUFFERED
-            self._buffered = [raw]
-            return 0
+            return self.hold(text, a, b)
         self._mode = M_STREAMING
-        self._buffered.clear()
-        self._frags.append(self.key_prefix() + '"')
-        return self.stream_part(joined, 0, PyUnicode_GET_LENGTH(joined))
-
-    cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
-        cdef int kind
-        cdef void *data
-        cdef Py_ssize_t hold = 0
-        cdef Py_UCS4 last
-        if not self._strip_newlines:
-            if b > a:
-                self._frags.append(json_string_body(text, a, b))
-            return 0
-        if self._pending_suffix:
-            text = self._pending_suffix + PyUnicode_Substring(text, a, b)
+        self.put_key(True)
+        if self._held_len:  # leading whitespace from earlier feeds
+            self.hold(text, a, b)
+            text = self.take_held(0, self._held_len)
             a = 0
             b = PyUnicode_GET_LENGTH(text)
-            self._pending_suffix = ''
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+        if self._strip_newlines:
+            a = _after_newline(kind, data, a, b)
+        return self.stream_part(text, a, b)
+
+    cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        cdef int kind, hold = SUF_NONE
+        cdef void *data
+        cdef Py_UCS4 last
         if b <= a:
             return 0
-        # A trailing newline may be the protocol's: hold it until more text arrives.
-        kind = PyUnicode_KIND(text)
-        data = PyUnicode_DATA(text)
-        last = PyUnicode_READ(kind, data, b - 1)
-        if last == u'\n':
-            hold = 2 if b - a > 1 and PyUnicode_READ(kind, data, b - 2) == u'\r' else 1
-        elif last == u'\r':
-            hold = 1
-        if hold:
-            self._pending_suffix = PyUnicode_Substring(text, b - hold, b)
-            b -= hold
-        if b > a:
-            self._frags.append(json_string_body(text, a, b))
+        if self._strip_newlines:
+            # A trailing newline may be the protocol's: hold it until more text arrives.
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            last = PyUnicode_READ(kind, data, b - 1)
+            if last == u'\n':
+                if b - a > 1 and PyUnicode_READ(kind, data, b - 2) == u'\r':
+                    hold = SUF_CRLF
+                elif b - a == 1 and self._suffix == SUF_CR:
+                    self._suffix = SUF_CRLF  # "\r" held before + "\n"
+                    return 0
+                else:
+                    hold = SUF_LF
+            elif last == u'\r':
+                hold = SUF_CR
+            if self._suffix != SUF_NONE:
+                self.put(<str>_SUFFIX_JSON[self._suffix])
+            self._suffix = hold
+            b -= 2 if hold == SUF_CRLF else (1 if hold != SUF_NONE else 0)
+            if b <= a:
+                return 0
+        self.put(_json_body(text, a, b))
+        return 0
+
+    cdef int finish_whole(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        """The complete value ``text[a:b]`` seen at once (nothing held or streamed before)."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t i = a
+        while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            i += 1
+        types = self._arg_types
+        cdef bint held = i == b or PyUnicode_READ(kind, data, i) == u'"' or (
+            types is not None and (not types or types[0] != 'string'))
+        if self._strip_newlines:
+            a = _after_newline(kind, data, a, b)
+            b = _before_newline(kind, data, a, b)
+        if held:
+            self.put_converted(text, a, b)
+        else:
+            # What streaming would have sent, in one piece.
+            self.put_key(True)
+            if b > a:
+                self.put(json_string_body(text, a, b))
+            self.put('"')
+        return self.end_arg()
+
+    cdef int put_converted(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        """``"key": `` and the JSON of the held value ``text[a:b]`` converted by the schema."""
+        types = self._arg_types
+        out = _fast_arg_json(text, a, b, types)
+        if out is None:
+            out = json.dumps(_coerce_arg(_span(text, a, b), types), ensure_ascii=False)
+        if out is _QUOTED:
+            self.put_key(True)
+            if b > a:
+                self.put(json_string_body(text, a, b))
+            self.put('"')
+        else:
+            self.put_key(False)
+            self.put(<str>out)
         return 0
 
     cdef int finish_arg(self) except -1:
+        cdef str raw
+        cdef Py_ssize_t a, b
         if self._mode == M_STREAMING:
-            if self._pending_suffix == '\r':
-                self._frags.append('\\r')
-            self._frags.append('"')
+            if self._suffix == SUF_CR:
+                self.put('\\r')  # a lone "\r" is not a protocol newline
+            self.put('"')
         else:
-            raw = _normalize_value(''.join(self._buffered), self._strip_newlines)
-            text = _fast_arg_json(raw, self._arg_types)
-            if text is None:
-                text = json.dumps(_coerce_arg(raw, self._arg_types), ensure_ascii=False)
-            self._frags.append(self.key_prefix() + text)
+            a = 0
+            b = self._held_len
+            if self._strip_newlines:
+                a = _after_newline(self._held_kind, self._held, a, b)
+                b = _before_newline(self._held_kind, self._held, a, b)
+            raw = self.take_held(a, b)
+            self.put_converted(raw, 0, PyUnicode_GET_LENGTH(raw))
+        return self.end_arg()
+
+    cdef int end_arg(self) except -1:
         self._arg_name = None
         self._arg_types = None
         self._mode = M_UNDECIDED
-        self._pending_suffix = ''
-        self._buffered.clear()
+        self._suffix = SUF_NONE
+        self._held_len = 0
         return 0
 
     # ---- LMDeploy-compatible helpers ------------------------------------------
@@ -1111,8 +1389,13 @@ cdef class InternS2PreviewToolParser(Qwen3CoderToolParser):
     """InternS2-preview: the Qwen3-Coder grammar; special tokens are rendered without spaces."""
 
     def adjust_request(self, request):
-        from lmparse.request import as_request, update_request
-
+        if type(request) is _OwnRequest:
+            # The base adjustment returns a fresh copy: set the field on it
+            # instead of copying twice (the same result as the general path).
+            adjusted = ToolParser.adjust_request(self, request)
+            if type(adjusted) is _OwnRequest and adjusted is not request:
+                _set_spaces_between_special_tokens(adjusted, False)
+                return adjusted
         return super().adjust_request(update_request(as_request(request), spaces_between_special_tokens=False))
 
 
