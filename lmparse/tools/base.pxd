@@ -15,6 +15,7 @@ from cpython.object cimport PyObject
 cdef Py_ssize_t member_slot_offset(object descr) noexcept
 cdef PyObject *slot_peek(object obj, Py_ssize_t offset) noexcept
 cdef unsigned int type_version(object t) noexcept
+cdef tuple longest_first(object prefixes)
 cdef int hook_overrides(type cls, tuple names) except -1
 cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag)
 cdef int marker_match(int kind, void *data, Py_ssize_t at, Py_ssize_t size, str marker) noexcept

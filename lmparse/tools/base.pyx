@@ -255,6 +255,13 @@ cdef class _ToolClass:
 cdef dict _tool_classes = {}
 
 
+cdef tuple longest_first(object prefixes):
+    """A declared tuple of token-aligned tag prefixes, longest first (None: hold back every prefix)."""
+    if prefixes is None:
+        return None
+    return tuple(sorted(prefixes, key=len, reverse=True))
+
+
 cdef _ToolClass _tool_class(type cls):
     cdef unsigned int version = lmp_base_type_version(cls)
     entry = _tool_classes.get(cls)
@@ -262,12 +269,10 @@ cdef _ToolClass _tool_class(type cls):
         return <_ToolClass>entry
     cdef _ToolClass info = _ToolClass.__new__(_ToolClass)
     prefixes = cls.tool_close_prefixes
-    if prefixes is None:
-        info.hold_all_close_prefixes = True
+    info.close_prefixes = longest_first(prefixes)
+    info.hold_all_close_prefixes = info.close_prefixes is None
+    if info.hold_all_close_prefixes:
         info.close_prefixes = ()
-    else:
-        info.hold_all_close_prefixes = False
-        info.close_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
     info.hooks = hook_overrides(cls, _TOOL_HOOK_NAMES)
     # Read after the lookups above gave the class a tag; a later change to the
     # class (or a base) changes it, and the next instance rebuilds this.

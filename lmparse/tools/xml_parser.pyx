@@ -20,7 +20,7 @@ from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Subst
 from libc.math cimport isfinite
 from libc.string cimport memcmp, memcpy
 
-from lmparse.tools.base cimport ToolParser, hook_overrides
+from lmparse.tools.base cimport ToolParser, hook_overrides, longest_first
 from lmparse.tools.json_escape cimport json_string_body, next_escape1
 
 from lmparse.request import ChatCompletionRequest as _OwnRequest
@@ -707,13 +707,10 @@ cdef class XmlToolParser(ToolParser):
         cls = type(self)
         close = cls.arg_value_close_tag
         self._value_close = close if isinstance(close, str) and close else None
-        prefixes = cls.arg_value_close_prefixes
-        if prefixes is None:
-            self._hold_all_value_prefixes = True
+        self._value_prefixes = longest_first(cls.arg_value_close_prefixes)
+        self._hold_all_value_prefixes = self._value_prefixes is None
+        if self._hold_all_value_prefixes:
             self._value_prefixes = ()
-        else:
-            self._hold_all_value_prefixes = False
-            self._value_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
         self._strip_newlines = bool(cls.strip_value_newlines)
         self._xml_hooks = hook_overrides(cls, _XML_HOOK_NAMES)
         self._value_lead = self._value_close[0] if self._value_close is not None else 0
