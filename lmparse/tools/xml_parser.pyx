@@ -59,8 +59,9 @@ cdef enum:
 
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
-# A held buffer larger than this (bytes) is freed after its value, not kept for reuse.
-cdef Py_ssize_t _HELD_KEEP = 1 << 16
+# A held buffer larger than this (bytes) is freed after its value, not kept for
+# reuse: a parser keeps no copy of text it has already converted.
+cdef Py_ssize_t _HELD_KEEP = 1 << 10
 
 cdef enum:
     XH_FUNCTION = 1
