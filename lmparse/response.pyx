@@ -255,6 +255,38 @@ cdef Py_UCS4 _shared_lead(object a, object b, object c):
     return lead
 
 
+cdef Py_UCS4 _shared_anchor(object a, object b, object c):
+    """A character every given tag contains (0 when there is none).
+
+    For tags with no common first character: a chunk without it holds no
+    whole tag, only (at its end) the start of one.
+    """
+    tags = [tag for tag in (a, b, c) if tag is not None]
+    if len(tags) < 2:
+        return 0
+    cdef str first = <str>tags[0]
+    cdef Py_ssize_t i
+    cdef Py_UCS4 ch
+    for i in range(PyUnicode_GET_LENGTH(first)):
+        ch = PyUnicode_READ(PyUnicode_KIND(first), PyUnicode_DATA(first), i)
+        if all(PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1) >= 0 for tag in tags[1:]):
+            return ch
+    return 0
+
+
+cdef Py_ssize_t _anchor_reach(Py_UCS4 anchor, object a, object b, object c):
+    """The furthest first offset of ``anchor`` in the given tags: no tag starts earlier than this before it."""
+    cdef Py_ssize_t reach = 0, k
+    if not anchor:
+        return 0
+    for tag in (a, b, c):
+        if tag is not None:
+            k = PyUnicode_FindChar(<str>tag, anchor, 0, PyUnicode_GET_LENGTH(<str>tag), 1)
+            if k > reach:
+                reach = k
+    return reach
+
+
 def aggregate_deltas(list messages not None):
     """Join streamed ``(DeltaMessage, tool_emitted)`` pairs as a complete response does.
 
@@ -383,6 +415,10 @@ cdef class _Plan:
     cdef bint leads_known
     cdef Py_UCS4 lead_plain[2]
     cdef Py_UCS4 lead_reasoning[2]
+    cdef Py_UCS4 anchor_plain[2]
+    cdef Py_UCS4 anchor_reasoning[2]
+    cdef Py_ssize_t reach_plain[2]
+    cdef Py_ssize_t reach_reasoning[2]
     cdef object token_ids
 
     cdef bint current(self):
@@ -453,6 +489,10 @@ cdef _Plan _make_plan(type cls):
             t_open = plan.t_open if active and tcls is not None else None
             plan.lead_plain[active] = _shared_lead(r_open, t_open, None)
             plan.lead_reasoning[active] = _shared_lead(r_close, t_open, r_open)
+            plan.anchor_plain[active] = _shared_anchor(r_open, t_open, None)
+            plan.anchor_reasoning[active] = _shared_anchor(r_close, t_open, r_open)
+            plan.reach_plain[active] = _anchor_reach(plan.anchor_plain[active], r_open, t_open, None)
+            plan.reach_reasoning[active] = _anchor_reach(plan.anchor_reasoning[active], r_close, t_open, r_open)
     if tokenizer is not None and rcls is not None and plan.r_tags_known and r_close is not None:
         try:
             plan.token_ids = _reasoning_token_ids(tokenizer, r_open, r_close)
@@ -523,6 +563,11 @@ cdef class ResponseParserCore:
     cdef int _tool_hooks
     cdef Py_UCS4 _lead_plain
     cdef Py_UCS4 _lead_reasoning
+    # used when the tags share no first character (_lead_* is 0)
+    cdef Py_UCS4 _anchor_plain
+    cdef Py_UCS4 _anchor_reasoning
+    cdef Py_ssize_t _reach_plain
+    cdef Py_ssize_t _reach_reasoning
     # Reused delta list for built-in tool parsers (handed off only when filled;
     # made on first use).
     cdef list _scratch
@@ -649,9 +694,17 @@ cdef class ResponseParserCore:
         if tags_known:
             self._lead_plain = plan.lead_plain[tool_active]
             self._lead_reasoning = plan.lead_reasoning[tool_active]
+            self._anchor_plain = plan.anchor_plain[tool_active]
+            self._anchor_reasoning = plan.anchor_reasoning[tool_active]
+            self._reach_plain = plan.reach_plain[tool_active]
+            self._reach_reasoning = plan.reach_reasoning[tool_active]
         else:
             self._lead_plain = _shared_lead(self._r_open, self._t_open, None)
             self._lead_reasoning = _shared_lead(self._r_close, self._t_open, self._r_open)
+            self._anchor_plain = _shared_anchor(self._r_open, self._t_open, None)
+            self._anchor_reasoning = _shared_anchor(self._r_close, self._t_open, self._r_open)
+            self._reach_plain = _anchor_reach(self._anchor_plain, self._r_open, self._t_open, None)
+            self._reach_reasoning = _anchor_reach(self._anchor_reasoning, self._r_close, self._t_open, self._r_open)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -812,6 +865,13 @@ cdef class ResponseParserCore:
                 self._pending = ''
                 self._emit_text(out, p, False)
                 return True
+        elif self._anchor_plain and n:
+            # Every tag contains the anchor: none (nor a prefix of one at the end)
+            # starts more than ``_reach_plain`` characters before its first occurrence.
+            first = PyUnicode_FindChar(p, self._anchor_plain, 0, n, 1)
+            if first < 0:
+                return self._release_or_hold(out, False, 0, self._r_open, self._t_open, None)
+            first = first - self._reach_plain if first > self._reach_plain else 0
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
             to_reasoning = at >= 0
@@ -845,6 +905,11 @@ cdef class ResponseParserCore:
                 self._pending = ''
                 self._emit_text(out, p, True)
                 return True
+        elif self._anchor_reasoning and n:
+            first = PyUnicode_FindChar(p, self._anchor_reasoning, 0, n, 1)
+            if first < 0:
+                return self._release_or_hold(out, True, 0, self._r_close, self._t_open, self._r_open)
+            first = first - self._reach_reasoning if first > self._reach_reasoning else 0
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
             t = _find(p, self._t_open, first, n if at < 0 else at)
