@@ -104,7 +104,7 @@ cdef extern from *:
     } while (0)
 
     #define LMP_DEFINE_ESCAPE(W, T) \
-    static Py_ssize_t lmp_escape_extra##W(const T *s, Py_ssize_t n) { \
+    static Py_ssize_t lmp_escape_extra_scan##W(const T *s, Py_ssize_t n) { \
         Py_ssize_t i = 0, extra = 0; \
         while ((i = lmp_next_special##W(s, i, n)) < n) { extra += lmp_escape_extra(s[i]); i++; } \
         return extra; \
@@ -124,6 +124,42 @@ cdef extern from *:
     LMP_DEFINE_ESCAPE(1, Py_UCS1)
     LMP_DEFINE_ESCAPE(2, Py_UCS2)
     LMP_DEFINE_ESCAPE(4, Py_UCS4)
+    #define lmp_escape_extra2 lmp_escape_extra_scan2
+    #define lmp_escape_extra4 lmp_escape_extra_scan4
+
+    /* One-byte text (the common case) is counted a block at a time, however dense its escapes. */
+    #ifdef LMP_SSE2
+    /* Portable; __builtin_popcount is a library call without -mpopcnt. */
+    static inline unsigned int lmp_popcount16(unsigned int x) {
+        x = x - ((x >> 1) & 0x5555u);
+        x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+        x = (x + (x >> 4)) & 0x0f0fu;
+        return (x + (x >> 8)) & 0x1fu;
+    }
+    static Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) {
+        const __m128i low = _mm_set1_epi8(0x1f), zero = _mm_setzero_si128();
+        const __m128i q = _mm_set1_epi8(0x22), b = _mm_set1_epi8(0x5c), nl = _mm_set1_epi8(0x0a);
+        const __m128i cr = _mm_set1_epi8(0x0d), tab = _mm_set1_epi8(0x09), bsp = _mm_set1_epi8(0x08);
+        const __m128i ff = _mm_set1_epi8(0x0c);
+        Py_ssize_t i = 0, extra = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i ctrl = _mm_cmpeq_epi8(_mm_subs_epu8(v, low), zero);
+            __m128i named = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)),
+                                         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, bsp)),
+                                                      _mm_cmpeq_epi8(v, ff)));
+            __m128i quoted = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b));
+            /* one more character for \" \\ and the named controls, five for the other controls */
+            unsigned int one = (unsigned int)_mm_movemask_epi8(_mm_or_si128(quoted, named));
+            unsigned int five = (unsigned int)_mm_movemask_epi8(_mm_andnot_si128(named, ctrl));
+            if (one) extra += lmp_popcount16(one);
+            if (five) extra += 5 * lmp_popcount16(five);
+        }
+        return extra + lmp_escape_extra_scan1(s + i, n - i);
+    }
+    #else
+    #define lmp_escape_extra1 lmp_escape_extra_scan1
+    #endif
     """
     Py_ssize_t lmp_next_special1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) noexcept nogil
