@@ -237,54 +237,43 @@ cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t 
     return PyUnicode_Find(text, <str>tag, start, end, 1)
 
 
-cdef Py_UCS4 _shared_lead(object a, object b, object c):
-    """First character shared by every given tag (0 when they differ or none is given).
+cdef Py_UCS4 _tag_anchor(object a, object b, object c, Py_ssize_t *reach):
+    """A character every given tag contains (0 when there is none or no tag is given).
 
-    Text before the first occurrence of that character can neither contain
-    a tag nor end in a tag prefix, so one FindChar settles most chunks.
-    """
-    cdef Py_UCS4 lead = 0, ch
-    for tag in (a, b, c):
-        if tag is None:
-            continue
-        ch = PyUnicode_READ(PyUnicode_KIND(tag), PyUnicode_DATA(tag), 0)
-        if lead == 0:
-            lead = ch
-        elif ch != lead:
-            return 0
-    return lead
-
-
-cdef Py_UCS4 _shared_anchor(object a, object b, object c):
-    """A character every given tag contains (0 when there is none).
-
-    For tags with no common first character: a chunk without it holds no
-    whole tag, only (at its end) the start of one.
+    ``reach[0]``: the furthest first offset of it in the tags. No tag, nor a
+    tag prefix at the end of the text, starts more than ``reach`` characters
+    before the anchor's first occurrence, and text without the anchor can only
+    end in a tag prefix: one FindChar settles most chunks. It is the tags'
+    shared first character (reach 0) when they have one.
     """
     tags = [tag for tag in (a, b, c) if tag is not None]
-    if len(tags) < 2:
+    reach[0] = 0
+    if not tags:
         return 0
     cdef str first = <str>tags[0]
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, k
     cdef Py_UCS4 ch
     for i in range(PyUnicode_GET_LENGTH(first)):
         ch = PyUnicode_READ(PyUnicode_KIND(first), PyUnicode_DATA(first), i)
         if all(PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1) >= 0 for tag in tags[1:]):
+            for tag in tags:
+                k = PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1)
+                if k > reach[0]:
+                    reach[0] = k
             return ch
     return 0
 
 
-cdef Py_ssize_t _anchor_reach(Py_UCS4 anchor, object a, object b, object c):
-    """The furthest first offset of ``anchor`` in the given tags: no tag starts earlier than this before it."""
-    cdef Py_ssize_t reach = 0, k
-    if not anchor:
-        return 0
-    for tag in (a, b, c):
-        if tag is not None:
-            k = PyUnicode_FindChar(<str>tag, anchor, 0, PyUnicode_GET_LENGTH(<str>tag), 1)
-            if k > reach:
-                reach = k
-    return reach
+cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t reach, bint *absent) noexcept:
+    """First offset of ``p[:n]`` where a tag, or a tag prefix at its end, can start (see _tag_anchor).
+
+    ``absent[0]``: the anchor does not occur, so ``p`` holds no whole tag.
+    """
+    cdef Py_ssize_t at = PyUnicode_FindChar(p, anchor, 0, n, 1) if anchor and n else 0
+    absent[0] = at < 0
+    if at < 0:
+        at = n
+    return at - reach if at > reach else 0
 
 
 def aggregate_deltas(list messages not None):
@@ -411,10 +400,8 @@ cdef class _Plan:
     cdef object r_close
     cdef bint t_tag_known
     cdef object t_open
-    # _shared_lead results, [0]: tool tag inactive, [1]: active
-    cdef bint leads_known
-    cdef Py_UCS4 lead_plain[2]
-    cdef Py_UCS4 lead_reasoning[2]
+    # _tag_anchor results, [0]: tool tag inactive, [1]: active
+    cdef bint anchors_known
     cdef Py_UCS4 anchor_plain[2]
     cdef Py_UCS4 anchor_reasoning[2]
     cdef Py_ssize_t reach_plain[2]
@@ -484,15 +471,11 @@ cdef _Plan _make_plan(type cls):
     r_open = plan.r_open if rcls is not None else None
     r_close = plan.r_close if rcls is not None else None
     if (rcls is None or plan.r_tags_known) and (tcls is None or plan.t_tag_known):
-        plan.leads_known = True
+        plan.anchors_known = True
         for active in range(2):
             t_open = plan.t_open if active and tcls is not None else None
-            plan.lead_plain[active] = _shared_lead(r_open, t_open, None)
-            plan.lead_reasoning[active] = _shared_lead(r_close, t_open, r_open)
-            plan.anchor_plain[active] = _shared_anchor(r_open, t_open, None)
-            plan.anchor_reasoning[active] = _shared_anchor(r_close, t_open, r_open)
-            plan.reach_plain[active] = _anchor_reach(plan.anchor_plain[active], r_open, t_open, None)
-            plan.reach_reasoning[active] = _anchor_reach(plan.anchor_reasoning[active], r_close, t_open, r_open)
+            plan.anchor_plain[active] = _tag_anchor(r_open, t_open, None, &plan.reach_plain[active])
+            plan.anchor_reasoning[active] = _tag_anchor(r_close, t_open, r_open, &plan.reach_reasoning[active])
     if tokenizer is not None and rcls is not None and plan.r_tags_known and r_close is not None:
         try:
             plan.token_ids = _reasoning_token_ids(tokenizer, r_open, r_close)
@@ -561,9 +544,7 @@ cdef class ResponseParserCore:
     cdef object _t_open
     cdef ToolParser _tool
     cdef int _tool_hooks
-    cdef Py_UCS4 _lead_plain
-    cdef Py_UCS4 _lead_reasoning
-    # used when the tags share no first character (_lead_* is 0)
+    # see _tag_anchor
     cdef Py_UCS4 _anchor_plain
     cdef Py_UCS4 _anchor_reasoning
     cdef Py_ssize_t _reach_plain
@@ -676,8 +657,8 @@ cdef class ResponseParserCore:
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
         cdef bint tool_active = self.tool_parser is not None and not _eq(
             choice if _same_choice(adjusted, request) else tool_choice_kind(adjusted), 'none')
-        # the plan's tags (and leads) hold for the classes it was made for
-        cdef bint tags_known = plan.leads_known
+        # the plan's tags (and anchors) hold for the classes it was made for
+        cdef bint tags_known = plan.anchors_known
         if tool_active:
             if plan.t_tag_known and type(self.tool_parser) is plan.tcls:
                 self._t_open = plan.t_open
@@ -692,19 +673,13 @@ cdef class ResponseParserCore:
 
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         if tags_known:
-            self._lead_plain = plan.lead_plain[tool_active]
-            self._lead_reasoning = plan.lead_reasoning[tool_active]
             self._anchor_plain = plan.anchor_plain[tool_active]
             self._anchor_reasoning = plan.anchor_reasoning[tool_active]
             self._reach_plain = plan.reach_plain[tool_active]
             self._reach_reasoning = plan.reach_reasoning[tool_active]
         else:
-            self._lead_plain = _shared_lead(self._r_open, self._t_open, None)
-            self._lead_reasoning = _shared_lead(self._r_close, self._t_open, self._r_open)
-            self._anchor_plain = _shared_anchor(self._r_open, self._t_open, None)
-            self._anchor_reasoning = _shared_anchor(self._r_close, self._t_open, self._r_open)
-            self._reach_plain = _anchor_reach(self._anchor_plain, self._r_open, self._t_open, None)
-            self._reach_reasoning = _anchor_reach(self._anchor_reasoning, self._r_close, self._t_open, self._r_open)
+            self._anchor_plain = _tag_anchor(self._r_open, self._t_open, None, &self._reach_plain)
+            self._anchor_reasoning = _tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -831,7 +806,7 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t hold = n, h
         if n == 0:
             return False
-        if not self._final:
+        if not self._final and start < n:
             if tag_a is not None:
                 hold = tag_prefix_hold(p, start, <str>tag_a)
             if tag_b is not None:
@@ -857,21 +832,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at = -1, t, first = 0
         cdef bint to_reasoning = False
-        if self._lead_plain:
-            first = PyUnicode_FindChar(p, self._lead_plain, 0, n, 1) if n else -1
-            if first < 0:
-                if n == 0:
-                    return False
-                self._pending = ''
-                self._emit_text(out, p, False)
-                return True
-        elif self._anchor_plain and n:
-            # Every tag contains the anchor: none (nor a prefix of one at the end)
-            # starts more than ``_reach_plain`` characters before its first occurrence.
-            first = PyUnicode_FindChar(p, self._anchor_plain, 0, n, 1)
-            if first < 0:
-                return self._release_or_hold(out, False, 0, self._r_open, self._t_open, None)
-            first = first - self._reach_plain if first > self._reach_plain else 0
+        cdef bint absent
+        first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &absent)
+        if absent:
+            return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
             to_reasoning = at >= 0
@@ -897,19 +861,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at, t, first = 0
         cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
-        if self._lead_reasoning:
-            first = PyUnicode_FindChar(p, self._lead_reasoning, 0, n, 1) if n else -1
-            if first < 0:
-                if n == 0:
-                    return False
-                self._pending = ''
-                self._emit_text(out, p, True)
-                return True
-        elif self._anchor_reasoning and n:
-            first = PyUnicode_FindChar(p, self._anchor_reasoning, 0, n, 1)
-            if first < 0:
-                return self._release_or_hold(out, True, 0, self._r_close, self._t_open, self._r_open)
-            first = first - self._reach_reasoning if first > self._reach_reasoning else 0
+        cdef bint absent
+        first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &absent)
+        if absent:
+            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
             t = _find(p, self._t_open, first, n if at < 0 else at)
