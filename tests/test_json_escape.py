@@ -49,3 +49,15 @@ def test_bad_range() -> None:
         escape_json_string('abc', 2, 1)
     with pytest.raises(ValueError):
         escape_json_string('abc', -1)
+
+
+@pytest.mark.parametrize('filler', ['a', 'é', '北', '\U0001f600'])
+def test_escape_at_every_position(filler: str) -> None:
+    # Every position relative to the 16-byte blocks, alone, adjacent and at both ends.
+    for n in range(0, 40):
+        for p in range(n):
+            for special in ('"', '\x01'):
+                s = filler * p + special + filler * (n - p - 1)
+                assert escape_json_string(s) == dumps(s), (n, p)
+                t = s[:p + 1] + '\\' + s[p + 1:]
+                assert escape_json_string(t, 0, len(t), quote=False) == dumps(t)[1:-1], (n, p)

@@ -127,21 +127,61 @@ cdef extern from *:
     #define lmp_escape_extra2 lmp_escape_extra_scan2
     #define lmp_escape_extra4 lmp_escape_extra_scan4
 
-    /* One-byte text (the common case) is counted a block at a time, however dense its escapes. */
     #ifdef LMP_SSE2
-    /* Portable; __builtin_popcount is a library call without -mpopcnt. */
-    static inline unsigned int lmp_popcount16(unsigned int x) {
-        x = x - ((x >> 1) & 0x5555u);
-        x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
-        x = (x + (x >> 4)) & 0x0f0fu;
-        return (x + (x >> 8)) & 0x1fu;
+    /* Escape-dense text (source code) has a special character every ~10 characters, so the
+       write pass stores whole 16-byte blocks and lets the next store overwrite from where the
+       first escape goes: no per-character copy loop. A store is safe while 16 bytes of input
+       remain, since the output left is at least the input left. */
+    static inline unsigned int lmp_special_mask1(__m128i v) {
+        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+            _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128()),
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x22)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x5c)))));
     }
+    static inline unsigned int lmp_special_mask2(__m128i v) {
+        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+            _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x1f)), _mm_setzero_si128()),
+            _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(0x22)), _mm_cmpeq_epi16(v, _mm_set1_epi16(0x5c)))));
+    }
+    static inline unsigned int lmp_special_mask4(__m128i v) {
+        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+            _mm_cmplt_epi32(v, _mm_set1_epi32(0x20)),
+            _mm_or_si128(_mm_cmpeq_epi32(v, _mm_set1_epi32(0x22)), _mm_cmpeq_epi32(v, _mm_set1_epi32(0x5c)))));
+    }
+    #define LMP_DEFINE_BLOCK_WRITE(W, T, SHIFT) \
+    static void lmp_block_write##W(const T *s, Py_ssize_t n, T *d) { \
+        const Py_ssize_t lanes = 16 / sizeof(T); \
+        Py_ssize_t i = 0, len; \
+        while (i + lanes <= n) { \
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i)); \
+            unsigned int bits = lmp_special_mask##W(v); \
+            _mm_storeu_si128((__m128i *)d, v); \
+            if (!bits) { i += lanes; d += lanes; continue; } \
+            Py_ssize_t k = (Py_ssize_t)(lmp_ctz(bits) >> SHIFT); \
+            i += k; d += k; \
+            LMP_WRITE_ESCAPE(T, d, s[i], len); \
+            d += len; i++; \
+        } \
+        lmp_escape_write##W(s + i, n - i, d); \
+    }
+    LMP_DEFINE_BLOCK_WRITE(1, Py_UCS1, 0)
+    LMP_DEFINE_BLOCK_WRITE(2, Py_UCS2, 1)
+    LMP_DEFINE_BLOCK_WRITE(4, Py_UCS4, 2)
+    #else
+    #define lmp_block_write1 lmp_escape_write1
+    #define lmp_block_write2 lmp_escape_write2
+    #define lmp_block_write4 lmp_escape_write4
+    #endif
+
+    /* One-byte text (the common case) is counted a block at a time, however dense its escapes:
+       each byte's extra length (1 or 5) is summed with SAD, no per-escape work. */
+    #ifdef LMP_SSE2
     static Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) {
         const __m128i low = _mm_set1_epi8(0x1f), zero = _mm_setzero_si128();
         const __m128i q = _mm_set1_epi8(0x22), b = _mm_set1_epi8(0x5c), nl = _mm_set1_epi8(0x0a);
         const __m128i cr = _mm_set1_epi8(0x0d), tab = _mm_set1_epi8(0x09), bsp = _mm_set1_epi8(0x08);
-        const __m128i ff = _mm_set1_epi8(0x0c);
-        Py_ssize_t i = 0, extra = 0;
+        const __m128i ff = _mm_set1_epi8(0x0c), one = _mm_set1_epi8(1), five = _mm_set1_epi8(5);
+        __m128i sum = zero;
+        Py_ssize_t i = 0;
         for (; i + 16 <= n; i += 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
             __m128i ctrl = _mm_cmpeq_epi8(_mm_subs_epu8(v, low), zero);
@@ -150,12 +190,13 @@ cdef extern from *:
                                                       _mm_cmpeq_epi8(v, ff)));
             __m128i quoted = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b));
             /* one more character for \" \\ and the named controls, five for the other controls */
-            unsigned int one = (unsigned int)_mm_movemask_epi8(_mm_or_si128(quoted, named));
-            unsigned int five = (unsigned int)_mm_movemask_epi8(_mm_andnot_si128(named, ctrl));
-            if (one) extra += lmp_popcount16(one);
-            if (five) extra += 5 * lmp_popcount16(five);
+            __m128i w = _mm_or_si128(_mm_and_si128(_mm_or_si128(quoted, named), one),
+                                     _mm_and_si128(_mm_andnot_si128(named, ctrl), five));
+            sum = _mm_add_epi64(sum, _mm_sad_epu8(w, zero));
         }
-        return extra + lmp_escape_extra_scan1(s + i, n - i);
+        long long halves[2];
+        _mm_storeu_si128((__m128i *)halves, sum);
+        return (Py_ssize_t)(halves[0] + halves[1]) + lmp_escape_extra_scan1(s + i, n - i);
     }
     #else
     #define lmp_escape_extra1 lmp_escape_extra_scan1
@@ -165,9 +206,9 @@ cdef extern from *:
     Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra2(const Py_UCS2 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra4(const Py_UCS4 *s, Py_ssize_t n) noexcept nogil
-    void lmp_escape_write1(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *d) noexcept nogil
-    void lmp_escape_write2(const Py_UCS2 *s, Py_ssize_t n, Py_UCS2 *d) noexcept nogil
-    void lmp_escape_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
+    void lmp_block_write1(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *d) noexcept nogil
+    void lmp_block_write2(const Py_UCS2 *s, Py_ssize_t n, Py_UCS2 *d) noexcept nogil
+    void lmp_block_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
 
 __all__ = ['escape_json_string']
 
@@ -201,15 +242,15 @@ cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
     out = PyUnicode_New(n + extra + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
     cdef void *odata = PyUnicode_DATA(out)
     if kind == 1:
-        lmp_escape_write1(<const Py_UCS1 *>data, n, <Py_UCS1 *>odata + q)
+        lmp_block_write1(<const Py_UCS1 *>data, n, <Py_UCS1 *>odata + q)
         if quote:
             (<Py_UCS1 *>odata)[0] = (<Py_UCS1 *>odata)[n + extra + 1] = 0x22
     elif kind == 2:
-        lmp_escape_write2(<const Py_UCS2 *>data, n, <Py_UCS2 *>odata + q)
+        lmp_block_write2(<const Py_UCS2 *>data, n, <Py_UCS2 *>odata + q)
         if quote:
             (<Py_UCS2 *>odata)[0] = (<Py_UCS2 *>odata)[n + extra + 1] = 0x22
     else:
-        lmp_escape_write4(<const Py_UCS4 *>data, n, <Py_UCS4 *>odata + q)
+        lmp_block_write4(<const Py_UCS4 *>data, n, <Py_UCS4 *>odata + q)
         if quote:
             (<Py_UCS4 *>odata)[0] = (<Py_UCS4 *>odata)[n + extra + 1] = 0x22
     return <str>out
