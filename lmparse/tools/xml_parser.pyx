@@ -21,7 +21,9 @@ from libc.math cimport isfinite
 from libc.string cimport memcmp, memcpy
 
 from lmparse.tools.base cimport ToolParser, hook_overrides, longest_first
-from lmparse.tools.json_escape cimport json_string_body, next_escape1
+from lmparse.tools.json_escape cimport json_string_body
+
+from lmparse.tools.json_chars cimport lmp_next_special1, lmp_next_special2, lmp_next_special4
 
 from lmparse.request import ChatCompletionRequest as _OwnRequest
 from lmparse.request import as_request, update_request
@@ -231,7 +233,7 @@ ctypedef fused ucs_t:
     Py_UCS4
 
 
-cdef Py_ssize_t _canon_string_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+cdef inline Py_ssize_t _canon_string_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
     """End of the JSON string at ``pos`` when it is exactly ``json.dumps`` of its value, else -1.
 
     Canonical (``ensure_ascii=False``): only ``"``, the backslash and controls are
@@ -240,10 +242,15 @@ cdef Py_ssize_t _canon_string_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n)
     cdef Py_ssize_t i = pos + 1
     cdef Py_UCS4 ch, e
     while i < n:
+        # skip plain characters in bulk
         if ucs_t is Py_UCS1:
-            i = next_escape1(data, i, n)  # skip plain characters in bulk
-            if i >= n:
-                return -1
+            i = lmp_next_special1(data, i, n)
+        elif ucs_t is Py_UCS2:
+            i = lmp_next_special2(data, i, n)
+        else:
+            i = lmp_next_special4(data, i, n)
+        if i >= n:
+            return -1
         ch = <Py_UCS4>data[i]
         if ch == u'"':
             return i + 1
