@@ -7,7 +7,7 @@ configuration LMDeploy's server and tests use.
 import logging
 
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring, PyUnicode_Tailmatch
 
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.tools.base cimport (
@@ -274,6 +274,40 @@ cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_
     if at < 0:
         at = n
     return at - reach if at > reach else 0
+
+
+cdef enum:
+    # Anchor occurrences checked one by one before two full tag searches are cheaper.
+    _ANCHOR_CHECKS = 8
+
+
+cdef inline bint _tag_at(str p, Py_ssize_t n, object tag, Py_UCS4 anchor, Py_ssize_t q) except -1:
+    """A whole ``tag`` in ``p[:n]`` whose first ``anchor`` character is at ``q``."""
+    if tag is None:
+        return False
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(<str>tag)
+    cdef Py_ssize_t s = q - PyUnicode_FindChar(<str>tag, anchor, 0, m, 1)
+    return s >= 0 and s + m <= n and PyUnicode_Tailmatch(p, <str>tag, s, s + m, -1) == 1
+
+
+cdef bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t first,
+                        object a, object b, object c) except -1:
+    """False when ``p[:n]`` surely holds none of the tags (each contains ``anchor``).
+
+    A whole tag's first anchor character is an anchor occurrence of ``p``, so
+    checking each occurrence in place replaces full searches for the tags in
+    text where the anchor is rare (prose: one ``<`` per chunk). True when a tag
+    matched, or after _ANCHOR_CHECKS occurrences: the caller then searches.
+    """
+    cdef Py_ssize_t q = PyUnicode_FindChar(p, anchor, first, n, 1)
+    cdef int k
+    for k in range(_ANCHOR_CHECKS):
+        if q < 0:
+            return False
+        if _tag_at(p, n, a, anchor, q) or _tag_at(p, n, b, anchor, q) or _tag_at(p, n, c, anchor, q):
+            return True
+        q = PyUnicode_FindChar(p, anchor, q + 1, n, 1)
+    return True
 
 
 def aggregate_deltas(list messages not None):
@@ -834,7 +868,8 @@ cdef class ResponseParserCore:
         cdef bint to_reasoning = False
         cdef bint absent
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &absent)
-        if absent:
+        if absent or (self._anchor_plain and not _may_hold_tag(
+                p, n, self._anchor_plain, first, self._r_open, self._t_open, None)):
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
@@ -863,7 +898,8 @@ cdef class ResponseParserCore:
         cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
         cdef bint absent
         first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &absent)
-        if absent:
+        if absent or (self._anchor_reasoning and not _may_hold_tag(
+                p, n, self._anchor_reasoning, first, self._r_close, self._t_open, self._r_open)):
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:

@@ -555,3 +555,31 @@ def test_tool_deltas_helper_guard(make_parser: Any) -> None:
     assert [d.function.name for d in tool_deltas(flagged)] == ['get_time', None]
     with pytest.raises(AssertionError):
         check_messages([(DeltaMessage(content='x', reasoning_content='y'), False)])
+
+
+# ---- text full of '<': tags are checked at each '<' in place, then searched ---------
+
+# More '<' than the router checks one by one in a chunk, near-miss tags among them.
+ANGLE_NOISE = 'if a<b and c<<d: x = [<i>] </thin <thinking> <tool_cal <\uff5cDSML <\n\n< ' * 3
+
+
+@pytest.mark.parametrize('dialect', ['qwen3', 'deepseek-v4'])
+def test_text_full_of_angle_brackets(dialect: str, make_parser: Any) -> None:
+    from tests.streaming import chunkings, complete, stream
+    from tests.test_dsml import THINK, block, invoke, param, tags
+
+    if dialect == 'qwen3':
+        text = f'<think>{ANGLE_NOISE}</think>{ANGLE_NOISE}{TOOL_TIME}{ANGLE_NOISE}'
+        request: dict[str, Any] = {}
+        expected = (ANGLE_NOISE * 2, ANGLE_NOISE, [('get_time', '{}')])
+        split_tags: tuple[str, ...] = ('<think>', '</think>', '<tool_call>', '</tool_call>')
+    else:
+        call = block(dialect, invoke('get_time', param('zone', 'UTC')))
+        text = f'{ANGLE_NOISE}</think>{ANGLE_NOISE}{call}'
+        request = THINK
+        expected = (ANGLE_NOISE, ANGLE_NOISE, [('get_time', '{"zone": "UTC"}')])
+        split_tags = tags(dialect)
+    reasoning = 'default' if dialect == 'qwen3' else dialect
+    assert complete(make_parser(reasoning, dialect, **request), text).key() == expected
+    for label, chunks in chunkings(text, split_tags):
+        assert stream(make_parser(reasoning, dialect, **request), chunks).key() == expected, label
