@@ -221,8 +221,14 @@ cdef object _apply_update(object obj, object update, tuple fields):
 
 
 # ---------------------------------------------------------------- classes
+#
+# The three delta classes are streamed by the thousand, so they stay out of the
+# cycle collector (no_gc): their fields hold strings, None, a delta function
+# and a list of delta tool calls, which never lead back to them. A cycle a
+# caller builds on purpose (a message inside its own tool_calls) is not freed.
 
 @cython.freelist(64)
+@cython.no_gc
 cdef class DeltaFunctionCall:
     """Incremental function call: ``name`` and/or an ``arguments`` fragment."""
 
@@ -264,6 +270,7 @@ cdef class DeltaFunctionCall:
 
 
 @cython.freelist(64)
+@cython.no_gc
 cdef class DeltaToolCall:
     """One tool call fragment inside a streamed delta, addressed by ``index``."""
 
@@ -319,6 +326,7 @@ cdef class DeltaToolCall:
 
 
 @cython.freelist(64)
+@cython.no_gc
 cdef class DeltaMessage:
     """A streamed chat delta: role, content, reasoning and tool call fragments."""
 
