@@ -61,3 +61,12 @@ def test_escape_at_every_position(filler: str) -> None:
                 assert escape_json_string(s) == dumps(s), (n, p)
                 t = s[:p + 1] + '\\' + s[p + 1:]
                 assert escape_json_string(t, 0, len(t), quote=False) == dumps(t)[1:-1], (n, p)
+
+
+@pytest.mark.parametrize('filler', ['a', 'é', '北', '\U0001f600'])
+def test_long_strings_both_paths(filler: str) -> None:
+    # Short strings are escaped in one pass on the stack, long ones in two passes.
+    for n in (300, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000):
+        for s in (filler * n, (filler * 7 + '"\n\\\x01') * (n // 11), '\x02' * n):
+            assert escape_json_string(s) == dumps(s), n
+            assert escape_json_string('x' + s + 'y', 1, len(s) + 1, quote=False) == dumps(s)[1:-1], n

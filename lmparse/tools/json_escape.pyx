@@ -8,6 +8,7 @@ an escape (controls, '"', '\\') are found and counted 16 bytes at a time
 (SSE2; a plain loop elsewhere), and the output is written a block at a time.
 """
 from cpython.unicode cimport PyUnicode_Substring
+from libc.string cimport memcpy
 
 cdef extern from "Python.h":
     ctypedef unsigned char Py_UCS1
@@ -18,6 +19,7 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object u)
     Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object u)
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void PyUnicode_WRITE(int kind, void *data, Py_ssize_t index, Py_UCS4 value) nogil
 
 cdef extern from "json_chars.h":
     pass
@@ -30,18 +32,23 @@ cdef extern from *:
         return (c == 0x22 || c == 0x5c || c == 0x0a || c == 0x0d || c == 0x09 || c == 0x08 || c == 0x0c) ? 1 : 5;
     }
 
-    /* Writes the escape of c at d; returns its length. */
+    /* The character after the backslash for each character needing an escape ('u' for
+       \\u00XX): a table, not a switch, so mixed escapes do not mispredict an indirect jump. */
+    static const unsigned char lmp_escape_letter[0x60] = {
+        'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+        'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+        0, 0, 0x22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x5c, 0, 0, 0,
+    };
+
+    /* Writes the escape of c (a control character, '"' or '\\') at d; sets len to its length. */
     #define LMP_WRITE_ESCAPE(T, d, c, len) do { \
-        (d)[0] = 0x5c; (len) = 2; \
-        switch (c) { \
-        case 0x22: case 0x5c: (d)[1] = (T)(c); break; \
-        case 0x0a: (d)[1] = 0x6e; break; \
-        case 0x0d: (d)[1] = 0x72; break; \
-        case 0x09: (d)[1] = 0x74; break; \
-        case 0x08: (d)[1] = 0x62; break; \
-        case 0x0c: (d)[1] = 0x66; break; \
-        default: \
-            (d)[1] = 0x75; (d)[2] = 0x30; (d)[3] = 0x30; \
+        unsigned char letter_ = lmp_escape_letter[(c)]; \
+        (d)[0] = 0x5c; (d)[1] = letter_; (len) = 2; \
+        if (letter_ == 'u') { \
+            (d)[2] = 0x30; (d)[3] = 0x30; \
             (d)[4] = (T)"0123456789abcdef"[(c) >> 4]; (d)[5] = (T)"0123456789abcdef"[(c) & 15]; \
             (len) = 6; \
         } \
@@ -53,13 +60,13 @@ cdef extern from *:
         while ((i = lmp_next_special##W(s, i, n)) < n) { extra += lmp_escape_extra(s[i]); i++; } \
         return extra; \
     } \
-    static void lmp_escape_write##W(const T *s, Py_ssize_t n, T *d) { \
+    static T *lmp_escape_write##W(const T *s, Py_ssize_t n, T *d) { \
         Py_ssize_t i = 0, k, len; \
         for (;;) { \
             k = lmp_next_special##W(s, i, n); \
             if (k - i < 16) { while (i < k) *d++ = s[i++]; } /* cheaper than a memcpy call */ \
             else { memcpy(d, s + i, (size_t)(k - i) * sizeof(T)); d += k - i; } \
-            if (k == n) return; \
+            if (k == n) return d; \
             LMP_WRITE_ESCAPE(T, d, s[k], len); \
             d += len; \
             i = k + 1; \
@@ -92,7 +99,7 @@ cdef extern from *:
             _mm_or_si128(_mm_cmpeq_epi32(v, _mm_set1_epi32(0x22)), _mm_cmpeq_epi32(v, _mm_set1_epi32(0x5c)))));
     }
     #define LMP_DEFINE_BLOCK_WRITE(W, T, SHIFT) \
-    static void lmp_block_write##W(const T *s, Py_ssize_t n, T *d) { \
+    static T *lmp_block_write##W(const T *s, Py_ssize_t n, T *d) { \
         const Py_ssize_t lanes = 16 / sizeof(T); \
         Py_ssize_t i = 0, len; \
         while (i + lanes <= n) { \
@@ -105,7 +112,7 @@ cdef extern from *:
             LMP_WRITE_ESCAPE(T, d, s[i], len); \
             d += len; i++; \
         } \
-        lmp_escape_write##W(s + i, n - i, d); \
+        return lmp_escape_write##W(s + i, n - i, d); \
     }
     LMP_DEFINE_BLOCK_WRITE(1, Py_UCS1, 0)
     LMP_DEFINE_BLOCK_WRITE(2, Py_UCS2, 1)
@@ -149,11 +156,26 @@ cdef extern from *:
     Py_ssize_t lmp_escape_extra1(const Py_UCS1 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra2(const Py_UCS2 *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t lmp_escape_extra4(const Py_UCS4 *s, Py_ssize_t n) noexcept nogil
-    void lmp_block_write1(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *d) noexcept nogil
-    void lmp_block_write2(const Py_UCS2 *s, Py_ssize_t n, Py_UCS2 *d) noexcept nogil
-    void lmp_block_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
+    Py_UCS1 *lmp_block_write1(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *d) noexcept nogil
+    Py_UCS2 *lmp_block_write2(const Py_UCS2 *s, Py_ssize_t n, Py_UCS2 *d) noexcept nogil
+    Py_UCS4 *lmp_block_write4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) noexcept nogil
 
 __all__ = ['escape_json_string']
+
+
+cdef enum:
+    # Bytes of stack for escaping in one pass: a string whose worst case (every
+    # character a six-character \u00XX) fits is written here first, then copied.
+    _STACK_BYTES = 12288
+
+
+cdef Py_ssize_t _write(int kind, const char *data, Py_ssize_t n, char *d) noexcept nogil:
+    """Escape ``n`` characters of ``kind`` at ``d``; returns the characters written."""
+    if kind == 1:
+        return lmp_block_write1(<const Py_UCS1 *>data, n, <Py_UCS1 *>d) - <Py_UCS1 *>d
+    if kind == 2:
+        return lmp_block_write2(<const Py_UCS2 *>data, n, <Py_UCS2 *>d) - <Py_UCS2 *>d
+    return lmp_block_write4(<const Py_UCS4 *>data, n, <Py_UCS4 *>d) - <Py_UCS4 *>d
 
 
 cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
@@ -165,7 +187,22 @@ cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
         start, end = 0, PyUnicode_GET_LENGTH(src)
     cdef int kind = PyUnicode_KIND(src)
     cdef char *data = <char *>PyUnicode_DATA(src) + start * kind
-    cdef Py_ssize_t n = end - start, extra
+    cdef Py_ssize_t n = end - start, extra, length
+    cdef char buf[_STACK_BYTES]
+    cdef Py_ssize_t q = 1 if quote else 0
+    if n <= _STACK_BYTES // (6 * kind):
+        # One pass into the stack, no counting pass.
+        length = _write(kind, data, n, buf)
+        if length == n and not quote:
+            if start == 0 and end == PyUnicode_GET_LENGTH(src):
+                return src
+            return PyUnicode_Substring(src, start, end)
+        out = PyUnicode_New(length + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
+        memcpy(<char *>PyUnicode_DATA(out) + q * kind, buf, length * kind)
+        if quote:
+            PyUnicode_WRITE(kind, PyUnicode_DATA(out), 0, 0x22)
+            PyUnicode_WRITE(kind, PyUnicode_DATA(out), length + 1, 0x22)
+        return <str>out
     if kind == 1:
         extra = lmp_escape_extra1(<const Py_UCS1 *>data, n)
     elif kind == 2:
@@ -176,7 +213,6 @@ cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
         if start == 0 and end == PyUnicode_GET_LENGTH(src):
             return src
         return PyUnicode_Substring(src, start, end)
-    cdef Py_ssize_t q = 1 if quote else 0
     out = PyUnicode_New(n + extra + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
     cdef void *odata = PyUnicode_DATA(out)
     if kind == 1:
