@@ -21,9 +21,8 @@ from libc.math cimport isfinite
 from libc.string cimport memcmp, memcpy
 
 from lmparse.tools.base cimport ToolParser, hook_overrides, longest_first
-from lmparse.tools.json_escape cimport json_string_body
-
 from lmparse.tools.json_chars cimport lmp_next_special1, lmp_next_special2, lmp_next_special4
+from lmparse.tools.json_escape cimport json_string_body
 
 from lmparse.request import ChatCompletionRequest as _OwnRequest
 from lmparse.request import as_request, update_request
