@@ -766,7 +766,7 @@ cdef class ResponseParserCore:
             delta_text = ''
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
-        if delta_token_ids and self._count_on and not self._thinking_off:
+        if self._count_on and not self._thinking_off and delta_token_ids:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
