@@ -5,7 +5,6 @@
 #define LMPARSE_JSON_CHARS_H
 
 #include <Python.h>
-#include <string.h>
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define LMP_SSE2 1

@@ -187,46 +187,33 @@ cdef str _escape(str text, Py_ssize_t start, Py_ssize_t end, bint quote):
         start, end = 0, PyUnicode_GET_LENGTH(src)
     cdef int kind = PyUnicode_KIND(src)
     cdef char *data = <char *>PyUnicode_DATA(src) + start * kind
-    cdef Py_ssize_t n = end - start, extra, length
-    cdef char buf[_STACK_BYTES]
+    cdef Py_ssize_t n = end - start, length
     cdef Py_ssize_t q = 1 if quote else 0
-    if n <= _STACK_BYTES // (6 * kind):
-        # One pass into the stack, no counting pass.
+    cdef char buf[_STACK_BYTES]
+    # Short strings: one pass onto the stack, copied once the length is known.
+    # Long ones: count, then write in place.
+    cdef bint staged = n <= _STACK_BYTES // (6 * kind)
+    if staged:
         length = _write(kind, data, n, buf)
-        if length == n and not quote:
-            if start == 0 and end == PyUnicode_GET_LENGTH(src):
-                return src
-            return PyUnicode_Substring(src, start, end)
-        out = PyUnicode_New(length + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
-        memcpy(<char *>PyUnicode_DATA(out) + q * kind, buf, length * kind)
-        if quote:
-            PyUnicode_WRITE(kind, PyUnicode_DATA(out), 0, 0x22)
-            PyUnicode_WRITE(kind, PyUnicode_DATA(out), length + 1, 0x22)
-        return <str>out
-    if kind == 1:
-        extra = lmp_escape_extra1(<const Py_UCS1 *>data, n)
+    elif kind == 1:
+        length = n + lmp_escape_extra1(<const Py_UCS1 *>data, n)
     elif kind == 2:
-        extra = lmp_escape_extra2(<const Py_UCS2 *>data, n)
+        length = n + lmp_escape_extra2(<const Py_UCS2 *>data, n)
     else:
-        extra = lmp_escape_extra4(<const Py_UCS4 *>data, n)
-    if extra == 0 and not quote:
+        length = n + lmp_escape_extra4(<const Py_UCS4 *>data, n)
+    if length == n and not quote:
         if start == 0 and end == PyUnicode_GET_LENGTH(src):
             return src
         return PyUnicode_Substring(src, start, end)
-    out = PyUnicode_New(n + extra + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
-    cdef void *odata = PyUnicode_DATA(out)
-    if kind == 1:
-        lmp_block_write1(<const Py_UCS1 *>data, n, <Py_UCS1 *>odata + q)
-        if quote:
-            (<Py_UCS1 *>odata)[0] = (<Py_UCS1 *>odata)[n + extra + 1] = 0x22
-    elif kind == 2:
-        lmp_block_write2(<const Py_UCS2 *>data, n, <Py_UCS2 *>odata + q)
-        if quote:
-            (<Py_UCS2 *>odata)[0] = (<Py_UCS2 *>odata)[n + extra + 1] = 0x22
+    out = PyUnicode_New(length + 2 * q, PyUnicode_MAX_CHAR_VALUE(src))
+    cdef char *odata = <char *>PyUnicode_DATA(out)
+    if staged:
+        memcpy(odata + q * kind, buf, length * kind)
     else:
-        lmp_block_write4(<const Py_UCS4 *>data, n, <Py_UCS4 *>odata + q)
-        if quote:
-            (<Py_UCS4 *>odata)[0] = (<Py_UCS4 *>odata)[n + extra + 1] = 0x22
+        _write(kind, data, n, odata + q * kind)
+    if quote:
+        PyUnicode_WRITE(kind, odata, 0, 0x22)
+        PyUnicode_WRITE(kind, odata, length + 1, 0x22)
     return <str>out
 
 
