@@ -15,53 +15,43 @@
 static int lmp_ctz(unsigned int x) { int k = 0; while (!(x & 1u)) { x >>= 1; k++; } return k; }
 #endif
 
-/* First index >= i of a character needing an escape (n when none). */
-static inline Py_ssize_t lmp_next_special1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n) {
 #ifdef LMP_SSE2
-    const __m128i low = _mm_set1_epi8(0x1f), q = _mm_set1_epi8(0x22), b = _mm_set1_epi8(0x5c);
-    const __m128i zero = _mm_setzero_si128();
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(_mm_cmpeq_epi8(_mm_subs_epu8(v, low), zero),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-        int bits = _mm_movemask_epi8(m);
-        if (bits) return i + lmp_ctz((unsigned int)bits);
-    }
-#endif
-    for (; i < n; i++) { Py_UCS1 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
-    return n;
+/* Bit mask (one bit per byte, as _mm_movemask_epi8) of the 16 bytes of v that hold
+   characters needing an escape, for characters of 1, 2 and 4 bytes. */
+static inline unsigned int lmp_special_mask1(__m128i v) {
+    return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+        _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128()),
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x22)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x5c)))));
 }
+static inline unsigned int lmp_special_mask2(__m128i v) {
+    return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+        _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x1f)), _mm_setzero_si128()),
+        _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(0x22)), _mm_cmpeq_epi16(v, _mm_set1_epi16(0x5c)))));
+}
+/* Code points are below 0x110000, so the signed comparison is exact. */
+static inline unsigned int lmp_special_mask4(__m128i v) {
+    return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+        _mm_cmplt_epi32(v, _mm_set1_epi32(0x20)),
+        _mm_or_si128(_mm_cmpeq_epi32(v, _mm_set1_epi32(0x22)), _mm_cmpeq_epi32(v, _mm_set1_epi32(0x5c)))));
+}
+#define LMP_NEXT_SPECIAL_BLOCKS(W, T, SHIFT) \
+    for (; i + (Py_ssize_t)(16 / sizeof(T)) <= n; i += 16 / sizeof(T)) { \
+        unsigned int bits = lmp_special_mask##W(_mm_loadu_si128((const __m128i *)(s + i))); \
+        if (bits) return i + (Py_ssize_t)(lmp_ctz(bits) >> SHIFT); \
+    }
+#else
+#define LMP_NEXT_SPECIAL_BLOCKS(W, T, SHIFT)
+#endif
 
-static inline Py_ssize_t lmp_next_special2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n) {
-#ifdef LMP_SSE2
-    const __m128i low = _mm_set1_epi16(0x1f), q = _mm_set1_epi16(0x22), b = _mm_set1_epi16(0x5c);
-    const __m128i zero = _mm_setzero_si128();
-    for (; i + 8 <= n; i += 8) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(_mm_cmpeq_epi16(_mm_subs_epu16(v, low), zero),
-                                 _mm_or_si128(_mm_cmpeq_epi16(v, q), _mm_cmpeq_epi16(v, b)));
-        int bits = _mm_movemask_epi8(m);
-        if (bits) return i + (lmp_ctz((unsigned int)bits) >> 1);
-    }
-#endif
-    for (; i < n; i++) { Py_UCS2 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
-    return n;
+/* lmp_next_special{1,2,4}: first index >= i of a character needing an escape (n when none). */
+#define LMP_DEFINE_NEXT_SPECIAL(W, T, SHIFT) \
+static inline Py_ssize_t lmp_next_special##W(const T *s, Py_ssize_t i, Py_ssize_t n) { \
+    LMP_NEXT_SPECIAL_BLOCKS(W, T, SHIFT) \
+    for (; i < n; i++) { T c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; } \
+    return n; \
 }
-
-static inline Py_ssize_t lmp_next_special4(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t n) {
-#ifdef LMP_SSE2
-    /* Code points are below 0x110000, so the signed comparison is exact. */
-    const __m128i limit = _mm_set1_epi32(0x20), q = _mm_set1_epi32(0x22), b = _mm_set1_epi32(0x5c);
-    for (; i + 4 <= n; i += 4) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(_mm_cmplt_epi32(v, limit),
-                                 _mm_or_si128(_mm_cmpeq_epi32(v, q), _mm_cmpeq_epi32(v, b)));
-        int bits = _mm_movemask_epi8(m);
-        if (bits) return i + (lmp_ctz((unsigned int)bits) >> 2);
-    }
-#endif
-    for (; i < n; i++) { Py_UCS4 c = s[i]; if (c < 0x20 || c == 0x22 || c == 0x5c) return i; }
-    return n;
-}
+LMP_DEFINE_NEXT_SPECIAL(1, Py_UCS1, 0)
+LMP_DEFINE_NEXT_SPECIAL(2, Py_UCS2, 1)
+LMP_DEFINE_NEXT_SPECIAL(4, Py_UCS4, 2)
 
 #endif

@@ -83,21 +83,6 @@ cdef extern from *:
        write pass stores whole 16-byte blocks and lets the next store overwrite from where the
        first escape goes: no per-character copy loop. A store is safe while 16 bytes of input
        remain, since the output left is at least the input left. */
-    static inline unsigned int lmp_special_mask1(__m128i v) {
-        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
-            _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128()),
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x22)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x5c)))));
-    }
-    static inline unsigned int lmp_special_mask2(__m128i v) {
-        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
-            _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x1f)), _mm_setzero_si128()),
-            _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(0x22)), _mm_cmpeq_epi16(v, _mm_set1_epi16(0x5c)))));
-    }
-    static inline unsigned int lmp_special_mask4(__m128i v) {
-        return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
-            _mm_cmplt_epi32(v, _mm_set1_epi32(0x20)),
-            _mm_or_si128(_mm_cmpeq_epi32(v, _mm_set1_epi32(0x22)), _mm_cmpeq_epi32(v, _mm_set1_epi32(0x5c)))));
-    }
     #define LMP_DEFINE_BLOCK_WRITE(W, T, SHIFT) \
     static T *lmp_block_write##W(const T *s, Py_ssize_t n, T *d) { \
         const Py_ssize_t lanes = 16 / sizeof(T); \
