@@ -269,6 +269,8 @@ cdef class HarmonyParserCore:
     cdef int _out_kind
     cdef DeltaMessage _out_msg
     cdef list _out_calls
+    # Text of the open delta: the first part alone (the usual case), later ones listed.
+    cdef str _out_first
     cdef list _out_parts
     # reasoning tokens: ordinary ids per message body (from ids) and message kinds (from the parser)
     cdef bint _ids_in_body
@@ -280,6 +282,7 @@ cdef class HarmonyParserCore:
         self._header_parts = []
         self._body_token_counts = []
         self._message_kinds = []
+        self._out_first = None
         self._out_parts = []
 
     def __init__(self, request):
@@ -348,6 +351,9 @@ cdef class HarmonyParserCore:
         self._out = out
         self._out_kind = OUT_NONE
         self._out_msg = None
+        self._out_first = None  # nothing left over from a chunk that raised
+        if self._out_parts:
+            self._out_parts = []
         cdef bint has_special = False
         if ids:
             has_special = self._count_ids(ids)
@@ -607,7 +613,10 @@ cdef class HarmonyParserCore:
         if self._out_kind != out_kind:
             self._flush_out()
             self._out_kind = out_kind
-        self._out_parts.append(s)
+        if self._out_first is None:
+            self._out_first = s
+        else:
+            self._out_parts.append(s)
         return 0
 
     cdef int _flush_out(self) except -1:
@@ -618,8 +627,12 @@ cdef class HarmonyParserCore:
                 self._out.append((new_delta_message(None, None, self._out_calls), True))
             self._out_calls = None
         elif kind != OUT_NONE:
-            text = ''.join(self._out_parts) if len(self._out_parts) != 1 else <str>self._out_parts[0]
-            self._out_parts.clear()
+            text = self._out_first
+            self._out_first = None
+            if self._out_parts:
+                self._out_parts.insert(0, text)
+                text = ''.join(self._out_parts)
+                self._out_parts = []
             if text:
                 if kind == OUT_CONTENT:
                     self._out.append((new_delta_message(text, None, None), False))
