@@ -12,6 +12,7 @@ fixed by the ``o200k_harmony`` encoding) while ``delta_text`` carries the rest.
 """
 import logging
 
+from cpython.list cimport PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.protocol cimport DeltaMessage, new_delta_message
@@ -340,8 +341,14 @@ cdef class HarmonyParserCore:
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
         cdef str text = <str>delta_text
-        ids = delta_token_ids or ()
-        if not text and not ids and not self._received_any and not final:
+        cdef bint have_ids
+        if type(delta_token_ids) is list:  # the usual case, without a Python truth test
+            ids = delta_token_ids
+            have_ids = PyList_GET_SIZE(ids) != 0
+        else:
+            ids = delta_token_ids or ()
+            have_ids = bool(ids)
+        if not text and not have_ids and not self._received_any and not final:
             # Some engines send an empty first step; clients expect a visible empty delta.
             self._received_any = True
             return [(new_delta_message('', None, None), False)]
@@ -355,7 +362,7 @@ cdef class HarmonyParserCore:
         if self._out_parts:
             self._out_parts = []
         cdef bint has_special = False
-        if ids:
+        if have_ids:
             has_special = self._count_ids(ids)
         if self._mode == MODE_AUTO and has_special:
             if _has_tag_text(self._pending + text if self._pending else text):
