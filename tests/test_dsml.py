@@ -296,16 +296,22 @@ def test_registry_and_tags() -> None:
     assert DeepSeekV4ToolParser.structural_tag_model == 'deepseek_v4'
 
 
+def _feed_one_block(cls: type, close_name: str) -> tuple[str, bool, list[Any]]:
+    """Feed one invoke and a block close tag named ``close_name``: (rest, block closed, deltas)."""
+    parser = cls()
+    parser.begin_tool_block()
+    deltas: list[Any] = []
+    text = f'<{D}invoke name="x">\n</{D}invoke>\n</{D}{close_name}>rest'
+    consumed = parser.feed_tool_block(text, deltas, final=False)
+    return text[consumed:], parser.block_closed, deltas
+
+
 def test_python_subclass_changes_block_name(make_parser: Any) -> None:
     class Custom(DeepSeekV4ToolParser):
         tool_calls_block_name = 'calls'
 
-    parser = Custom()
-    parser.begin_tool_block()
-    deltas: list[Any] = []
-    text = f'<{D}invoke name="x">\n</{D}invoke>\n</{D}calls>rest'
-    consumed = parser.feed_tool_block(text, deltas, final=False)
-    assert text[consumed:] == 'rest' and parser.block_closed
+    rest, closed, deltas = _feed_one_block(Custom, 'calls')
+    assert rest == 'rest' and closed
     assert [(d.function.name, d.function.arguments) for d in deltas] == [('x', None), (None, '{}')]
 
 
@@ -314,12 +320,8 @@ def test_marker_cache_follows_class_attributes() -> None:
         tool_calls_block_name = 'calls'
 
     def closes(name: str) -> bool:
-        parser = Custom()
-        parser.begin_tool_block()
-        deltas: list[Any] = []
-        text = f'<{D}invoke name="x">\n</{D}invoke>\n</{D}{name}>rest'
-        consumed = parser.feed_tool_block(text, deltas, final=False)
-        return text[consumed:] == 'rest' and parser.block_closed
+        rest, closed, _ = _feed_one_block(Custom, name)
+        return rest == 'rest' and closed
 
     assert closes('calls') and Custom.get_tool_close_tag() == f'</{D}calls>'
     Custom.tool_calls_block_name = 'other'
