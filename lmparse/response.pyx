@@ -264,16 +264,15 @@ cdef Py_UCS4 _tag_anchor(object a, object b, object c, Py_ssize_t *reach):
     return 0
 
 
-cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t reach, bint *absent) noexcept:
+cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t reach, Py_ssize_t *at) noexcept:
     """First offset of ``p[:n]`` where a tag, or a tag prefix at its end, can start (see _tag_anchor).
 
-    ``absent[0]``: the anchor does not occur, so ``p`` holds no whole tag.
+    ``at[0]``: the anchor's first offset; -1 when it does not occur, so ``p``
+    holds no whole tag (0 without an anchor).
     """
-    cdef Py_ssize_t at = PyUnicode_FindChar(p, anchor, 0, n, 1) if anchor and n else 0
-    absent[0] = at < 0
-    if at < 0:
-        at = n
-    return at - reach if at > reach else 0
+    at[0] = PyUnicode_FindChar(p, anchor, 0, n, 1) if anchor and n else 0
+    cdef Py_ssize_t a = n if at[0] < 0 else at[0]
+    return a - reach if a > reach else 0
 
 
 cdef enum:
@@ -290,7 +289,7 @@ cdef inline bint _tag_at(str p, Py_ssize_t n, object tag, Py_UCS4 anchor, Py_ssi
     return s >= 0 and s + m <= n and PyUnicode_Tailmatch(p, <str>tag, s, s + m, -1) == 1
 
 
-cdef bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t first,
+cdef bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q,
                         object a, object b, object c) except -1:
     """False when ``p[:n]`` surely holds none of the tags (each contains ``anchor``).
 
@@ -298,8 +297,8 @@ cdef bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t first,
     checking each occurrence in place replaces full searches for the tags in
     text where the anchor is rare (prose: one ``<`` per chunk). True when a tag
     matched, or after _ANCHOR_CHECKS occurrences: the caller then searches.
+    ``q``: the anchor's first occurrence.
     """
-    cdef Py_ssize_t q = PyUnicode_FindChar(p, anchor, first, n, 1)
     cdef int k
     for k in range(_ANCHOR_CHECKS):
         if q < 0:
@@ -866,10 +865,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at = -1, t, first = 0
         cdef bint to_reasoning = False
-        cdef bint absent
-        first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &absent)
-        if absent or (self._anchor_plain and not _may_hold_tag(
-                p, n, self._anchor_plain, first, self._r_open, self._t_open, None)):
+        cdef Py_ssize_t anchor_at
+        first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
+        if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
+                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, None)):
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
@@ -896,10 +895,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at, t, first = 0
         cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
-        cdef bint absent
-        first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &absent)
-        if absent or (self._anchor_reasoning and not _may_hold_tag(
-                p, n, self._anchor_reasoning, first, self._r_close, self._t_open, self._r_open)):
+        cdef Py_ssize_t anchor_at
+        first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &anchor_at)
+        if anchor_at < 0 or (self._anchor_reasoning and not _may_hold_tag(
+                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open)):
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
