@@ -117,10 +117,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         ReasoningParserManager,
         ResponseParserManager,
         ToolParserManager,
-        _ensure_builtin_parsers,
     )
 
-    _ensure_builtin_parsers()
     if args.json:
         sys.stdout.write(json.dumps({
             'response': ResponseParserManager.names(),

@@ -1,4 +1,10 @@
-"""Name -> class registries for response, reasoning and tool parsers."""
+"""Name -> class registries for response, reasoning and tool parsers.
+
+A leaf module: it imports nothing from lmparse. Each dialect registers itself
+where it is defined (``@ToolParserManager.register_module(...)``), and
+importing the ``lmparse`` package imports every built-in dialect, so the
+registries are complete before any of their names can be looked up.
+"""
 from __future__ import annotations
 
 import logging
@@ -138,18 +144,6 @@ ReasoningParserManager = Registry('reasoning_parser')
 ToolParserManager = Registry('tool_parser')
 
 
-def _ensure_builtin_parsers() -> None:
-    """Import the modules whose import registers the built-in parsers."""
-    import lmparse.reasoning  # noqa: F401
-
-    try:
-        import lmparse.tools  # noqa: F401
-    except ImportError:
-        # The tool parsers may be absent (e.g. compiled modules not built yet);
-        # unknown tool parser names then fail validation below as usual.
-        pass
-
-
 def validate_parser_names(
     reasoning_parser_name: str | None = None,
     tool_parser_name: str | None = None,
@@ -161,8 +155,6 @@ def validate_parser_names(
     Legacy reasoning parser names are mapped to 'default'. Unknown names raise
     :class:`UnknownParserError` (a ValueError) listing the known names.
     """
-    _ensure_builtin_parsers()
-
     if reasoning_parser_name in LEGACY_REASONING_PARSER_NAMES:
         if warn_legacy:
             logger.warning("The reasoning parser %r is deprecated; using the 'default' reasoning parser instead.",

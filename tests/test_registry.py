@@ -5,7 +5,6 @@ import logging
 
 import pytest
 
-from lmparse import registry as registry_mod
 from lmparse.reasoning import LEGACY_REASONING_PARSER_NAMES as REEXPORTED_LEGACY
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import (
@@ -168,21 +167,6 @@ def test_validate_parser_names_unknown() -> None:
 def test_validate_parser_names_known_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(ToolParserManager.module_dict, '__test_tool__', A)
     assert validate_parser_names('deepseek-r1', '__test_tool__', warn_legacy=False) == ('default', '__test_tool__')
-
-
-def test_validate_parser_names_survives_missing_tools(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
-    real_import = builtins.__import__
-
-    def fake_import(name: str, *args: object, **kwargs: object) -> object:
-        if name == 'lmparse.tools':
-            raise ImportError('simulated: tool parsers not built')
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, '__import__', fake_import)
-    assert validate_parser_names('default') == ('default', None)
-    assert registry_mod.ReasoningParserManager is ReasoningParserManager
 
 
 # ---------------------------------------------------------------------------
