@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -77,19 +78,53 @@ def _structural_tag_builder() -> Any:
     return _xgrammar_builder
 
 
+# (builder, tools and tool_choice as JSON text) -> the tag as JSON text. Building a
+# tag costs ~100 µs and a server sees the same tool set on most requests. The
+# key is the exact JSON text (key order and number spelling kept), so tool sets
+# that could build different tags never share an entry; each request gets its
+# own copy of the tag. Bounded. Free-threaded builds: entries are immutable
+# strings and dict get/set are atomic, so a race only builds a tag twice.
+_TAG_CACHE: dict[tuple[Any, str], str] = {}
+_TAG_CACHE_SIZE = 64
+
+
+def _tag_key(builder: Any, tools: Sequence[dict[str, Any]], tool_choice: Any) -> tuple[Any, str] | None:
+    try:
+        text = json.dumps([tools, tool_choice], ensure_ascii=False, allow_nan=False, separators=(',', ':'))
+    except (TypeError, ValueError):  # not plain JSON data: build it every time
+        return None
+    return builder, text
+
+
 def build_harmony_structural_tag(tools: Sequence[dict[str, Any]], tool_choice: Any) -> dict[str, Any] | None:
-    """XGrammar's ``harmony`` structural tag for these tools, or None when xgrammar cannot build it."""
+    """XGrammar's ``harmony`` structural tag for these tools, or None when xgrammar cannot build it.
+
+    Built once per distinct (tools, tool_choice); every call returns a new dict.
+    """
     get_model_structural_tag = _structural_tag_builder()
     if get_model_structural_tag is None:
         return None
     if hasattr(tool_choice, 'model_dump'):
         tool_choice = tool_choice.model_dump(mode='json')
+    key = _tag_key(get_model_structural_tag, tools, tool_choice)
+    cached = _TAG_CACHE.get(key) if key is not None else None
+    if cached is not None:
+        tag_json: dict[str, Any] = json.loads(cached)
+        return tag_json
     try:
         tag = get_model_structural_tag('harmony', tools=list(tools), tool_choice=tool_choice, reasoning=True)
     except Exception as err:  # xgrammar raises ValueError / ValidationError on bad tools
         logger.warning('gpt-oss: cannot build the harmony structural tag: %s', err)
         return None
     dumped: dict[str, Any] = tag.model_dump(mode='json')
+    if key is not None:
+        try:
+            text = json.dumps(dumped, ensure_ascii=False, separators=(',', ':'))
+        except (TypeError, ValueError):
+            return dumped
+        if len(_TAG_CACHE) >= _TAG_CACHE_SIZE:
+            _TAG_CACHE.clear()
+        _TAG_CACHE[key] = text
     return dumped
 
 

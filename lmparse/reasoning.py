@@ -6,7 +6,6 @@ done by the compiled response parser.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, ReasoningParserManager
@@ -99,26 +98,18 @@ ReasoningParserManager.register_module('deepseek-v4')(DeepSeekV4ReasoningParser)
 
 
 # The compiled response parser builds a reasoning parser for every response.
-# When a class's __init__ chain and starts_in_reasoning_mode are exactly the
-# built-in functions listed here, it reproduces their effect without Python
-# calls (same instance state, same result), so keep these in step with the
-# methods above. Subclasses overriding either method are called as usual.
+# For the classes listed here it reproduces ``cls(**kwargs)`` and
+# starts_in_reasoning_mode() without Python calls (same instance state, same
+# result), as long as their methods are still the ones defined above (see
+# lmparse/construction.pyx); keep these in step with the methods. Subclasses
+# are called as usual.
 #
-# __init__ -> (class defining it, attributes it sets to kwargs.get(name), in
-# order, after super().__init__(**kwargs)); ReasoningParser.__init__ ends the
-# chain and only sets ``self.kwargs``.
-_BUILTIN_INIT_SWITCHES: dict[Callable[..., None], tuple[type, tuple[str, ...]]] = {
-    ReasoningParser.__init__: (ReasoningParser, ()),
-    DeepSeekV3ReasoningParser.__init__: (DeepSeekV3ReasoningParser, ('enable_thinking',)),
-    DeepSeekV32ReasoningParser.__init__: (DeepSeekV32ReasoningParser, ('thinking', 'enable_thinking')),
+# class -> (attributes its __init__ chain sets to ``kwargs.get(name)``, in
+# order, after ``self.kwargs``; attributes of which any being ``True`` makes
+# starts_in_reasoning_mode() return True, None: it always does). Read-only.
+_BUILTIN_FAST_PATHS: dict[type, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
+    ReasoningParser: ((), None),
+    DeepSeekV3ReasoningParser: (('enable_thinking',), ('enable_thinking',)),
+    DeepSeekV32ReasoningParser: (('thinking', 'enable_thinking'), ('thinking', 'enable_thinking')),
+    DeepSeekV4ReasoningParser: (('thinking', 'enable_thinking'), ('thinking', 'enable_thinking')),
 }
-# starts_in_reasoning_mode -> (class defining it, attributes of which any being
-# ``True`` makes it return True; None: it always returns True).
-_BUILTIN_STARTS_SWITCHES: dict[Callable[..., bool], tuple[type, tuple[str, ...] | None]] = {
-    ReasoningParser.starts_in_reasoning_mode: (ReasoningParser, None),
-    DeepSeekV3ReasoningParser.starts_in_reasoning_mode: (DeepSeekV3ReasoningParser, ('enable_thinking',)),
-    DeepSeekV32ReasoningParser.starts_in_reasoning_mode: (DeepSeekV32ReasoningParser, ('thinking', 'enable_thinking')),
-}
-# Classes whose reasoning tag classmethods return constants (cached per parser class).
-_BUILTIN_TAG_CLASSES: frozenset[type] = frozenset(
-    {ReasoningParser, DeepSeekV3ReasoningParser, DeepSeekV32ReasoningParser, DeepSeekV4ReasoningParser})

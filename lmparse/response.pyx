@@ -2,31 +2,39 @@
 
 ``ResponseParserCore`` is the compiled state machine; ``BaseResponseParser``
 (a Python class compiled in this module) adds the writable class-level
-configuration LMDeploy's server and tests use.
+configuration LMDeploy's server and tests use. What construction derives per
+class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
-from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring, PyUnicode_Tailmatch
 
-from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tools.base cimport (
-    HOOK_BEGIN_BLOCK,
-    HOOK_FEED,
-    ToolParser,
-    member_slot_offset,
-    slot_peek,
-    tag_prefix_hold,
-    type_version,
+from lmparse.construction cimport (
+    STARTS_ALWAYS,
+    STARTS_SWITCHES,
+    Plan,
+    eq,
+    new_reasoning_parser,
+    own_choice,
+    own_fields,
+    own_is_normal,
+    own_template_kwargs,
+    plan_for,
+    reasoning_token_ids,
+    same_choice,
+    same_tag,
+    set_default_kwargs_func,
+    str_keys,
+    tag_anchor,
 )
+from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
-    unsigned long PyType_GetFlags(type)
-    unsigned long Py_TPFLAGS_HEAPTYPE
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
 from lmparse.request import (
@@ -43,166 +51,7 @@ from lmparse.request import ChatCompletionRequest as _OwnRequest
 
 from lmparse.tools.base import _dump_own_tools
 
-from lmparse.reasoning import _BUILTIN_INIT_SWITCHES, _BUILTIN_STARTS_SWITCHES, _BUILTIN_TAG_CLASSES
-from lmparse.reasoning import ReasoningParser as _ReasoningParser
-
 logger = logging.getLogger('lmparse')
-
-# Construction runs once per response; for lmparse's own request type the
-# common cases read the slots in C (a Python-level attribute read on that type
-# goes through its __getattr__ hook). The slots are plain object members
-# (``__slots__``): their offsets come from the member descriptors, checked at
-# import; an unset slot (a request made without __init__) takes the general path.
-cdef extern from *:
-    """
-    /* 1 when a equals the str b, 0 when not, -1 when a is not an exact str. */
-    static int lmp_str_eq(PyObject *a, PyObject *b) {
-        Py_ssize_t n;
-        if (a == b)
-            return 1;
-        if (!PyUnicode_CheckExact(a))
-            return -1;
-        n = PyUnicode_GET_LENGTH(a);
-        if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
-            return 0;
-        return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)) == 0;
-    }
-
-    /* Whether ``t(**kw)`` is object.__new__ plus __init__ and instance
-       attributes are plain __dict__ entries (no hooks that could differ). */
-    static int lmp_plain_instances(PyObject *t) {
-        PyTypeObject *tp = (PyTypeObject *)t;
-        return Py_IS_TYPE(t, &PyType_Type)
-            && tp->tp_new == PyBaseObject_Type.tp_new
-            && tp->tp_getattro == PyObject_GenericGetAttr
-            && tp->tp_setattro == PyObject_GenericSetAttr
-            && tp->tp_dictoffset != 0
-            && !PyType_HasFeature(tp, Py_TPFLAGS_IS_ABSTRACT);
-    }
-
-    /* Whether instances of a and b look attributes up the same way. */
-    static int lmp_same_getattro(PyObject *a, PyObject *b) {
-        return ((PyTypeObject *)a)->tp_getattro == ((PyTypeObject *)b)->tp_getattro;
-    }
-
-    static PyObject *lmp_object_new(PyObject *t, PyObject *empty_args) {
-        return PyBaseObject_Type.tp_new((PyTypeObject *)t, empty_args, NULL);
-    }
-    """
-    int lmp_str_eq(object a, str b)
-    bint lmp_plain_instances(object t)
-    bint lmp_same_getattro(object a, object b)
-    object lmp_object_new(object t, tuple empty_args)
-
-cdef enum:
-    _MAX_SLOTS = 32
-
-cdef Py_ssize_t _slot_offsets[_MAX_SLOTS]
-cdef Py_ssize_t _n_slots = 0
-
-
-cdef Py_ssize_t _offset_of(str name) except -2:
-    global _n_slots
-    cdef Py_ssize_t offset = member_slot_offset(_OwnRequest.__dict__.get(name))
-    if offset >= 0 and _n_slots < _MAX_SLOTS:
-        _slot_offsets[_n_slots] = offset
-        _n_slots += 1
-    return offset
-
-
-cdef Py_ssize_t _O_CHOICE = _offset_of('tool_choice')
-cdef Py_ssize_t _O_CTK = _offset_of('chat_template_kwargs')
-cdef Py_ssize_t _O_THINK = _offset_of('enable_thinking')
-cdef Py_ssize_t _O_EFFORT = _offset_of('reasoning_effort')
-cdef Py_ssize_t _O_FORMAT = _offset_of('response_format')
-cdef Py_ssize_t _O_STOP = _offset_of('stop')
-cdef Py_ssize_t _O_MCT = _offset_of('max_completion_tokens')
-cdef Py_ssize_t _O_MT = _offset_of('max_tokens')
-cdef Py_ssize_t _O_MESSAGES = _offset_of('messages')
-cdef bint _SLOTS_OK = _n_slots == 9
-cdef object _DEFAULT_KWARGS_FUNC = None  # BaseResponseParser's hook, set below
-
-
-cdef inline bint _is_own(object request) noexcept:
-    """An exact own request whose slots (the ones read here) are all set."""
-    cdef Py_ssize_t i
-    if not _SLOTS_OK or type(request) is not _OwnRequest:
-        return False
-    for i in range(_n_slots):
-        if slot_peek(request, _slot_offsets[i]) is NULL:
-            return False
-    return True
-
-
-cdef inline object _peek(object request, Py_ssize_t offset):
-    # Only after _is_own(request).
-    return <object>slot_peek(request, offset)
-
-
-cdef inline bint _eq(object value, str literal) except -1:
-    """``value == literal`` (a plain str compares in C)."""
-    cdef int same = lmp_str_eq(value, literal)
-    if same >= 0:
-        return same
-    return value == literal
-
-
-cdef object _own_choice(object request):
-    """tool_choice_kind() of an own request when the value is a plain keyword, else None."""
-    choice = _peek(request, _O_CHOICE)
-    if choice is None:
-        return 'auto'
-    if type(choice) is str and (_eq(choice, 'auto') or _eq(choice, 'none') or _eq(choice, 'required')):
-        return choice
-    return None
-
-
-cdef object _own_template_kwargs(object request):
-    """chat_template_kwargs_from_request() without its warnings path, else None."""
-    if _peek(request, _O_THINK) is not None:
-        return None
-    ctk = _peek(request, _O_CTK)
-    if ctk is not None and type(ctk) is not dict:
-        return None
-    effort = _peek(request, _O_EFFORT)
-    if effort is not None and type(effort) is not str:
-        return None
-    kwargs = (<dict>ctk).copy() if ctk else {}
-    if effort is not None and (_eq(effort, 'high') or _eq(effort, 'max')):
-        kwargs.setdefault('reasoning_effort', effort)
-    return kwargs
-
-
-cdef bint _same_choice(object adjusted, object request):
-    """Whether the adjusted request kept the original tool_choice object (its kind is known)."""
-    if _is_own(adjusted) and _is_own(request):
-        return _peek(adjusted, _O_CHOICE) is _peek(request, _O_CHOICE)
-    return get_field(adjusted, 'tool_choice', 'auto') is get_field(request, 'tool_choice', 'auto')
-
-
-cdef bint _own_is_normal(object request):
-    """True when normalize_chat_request() would return an own request unchanged."""
-    if not _is_own(request):
-        return False
-    if _peek(request, _O_FORMAT) is not None:
-        return False
-    if isinstance(_peek(request, _O_STOP), str):
-        return False
-    if _peek(request, _O_MCT) is None and _peek(request, _O_MT) is not None:
-        return False
-    messages = _peek(request, _O_MESSAGES)
-    if type(messages) is not list:
-        return False
-    for message in <list>messages:
-        if type(message) is dict:
-            if not _eq((<dict>message).get('role'), 'assistant'):
-                continue
-            if not isinstance((<dict>message).get('tool_calls'), list):
-                continue
-            return False
-        elif isinstance(message, dict):
-            return False
-    return True
 
 __all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
 
@@ -213,23 +62,6 @@ cdef enum:
 
 _MODE_NAMES = ('plain', 'reasoning', 'tool')
 
-# (tokenizer, open tag, close tag) -> (tokenizer, open id, close id); vocab dicts are big.
-cdef dict _vocab_ids_cache = {}
-
-
-cdef tuple _reasoning_token_ids(object tokenizer, object open_tag, object close_tag):
-    key = (id(tokenizer), open_tag, close_tag)
-    entry = _vocab_ids_cache.get(key)
-    if entry is not None and entry[0] is tokenizer:
-        return entry[1:]
-    vocab = tokenizer.get_vocab()
-    open_id = vocab.get(open_tag) if open_tag else None
-    close_id = vocab.get(close_tag) if close_tag else None
-    if len(_vocab_ids_cache) > 64:
-        _vocab_ids_cache.clear()
-    _vocab_ids_cache[key] = (tokenizer, open_id, close_id)
-    return (open_id, close_id)
-
 
 cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t end):
     if tag is None:
@@ -237,35 +69,8 @@ cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t 
     return PyUnicode_Find(text, <str>tag, start, end, 1)
 
 
-cdef Py_UCS4 _tag_anchor(object a, object b, object c, Py_ssize_t *reach):
-    """A character every given tag contains (0 when there is none or no tag is given).
-
-    ``reach[0]``: the furthest first offset of it in the tags. No tag, nor a
-    tag prefix at the end of the text, starts more than ``reach`` characters
-    before the anchor's first occurrence, and text without the anchor can only
-    end in a tag prefix: one FindChar settles most chunks. It is the tags'
-    shared first character (reach 0) when they have one.
-    """
-    tags = [tag for tag in (a, b, c) if tag is not None]
-    reach[0] = 0
-    if not tags:
-        return 0
-    cdef str first = <str>tags[0]
-    cdef Py_ssize_t i, k
-    cdef Py_UCS4 ch
-    for i in range(PyUnicode_GET_LENGTH(first)):
-        ch = PyUnicode_READ(PyUnicode_KIND(first), PyUnicode_DATA(first), i)
-        if all(PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1) >= 0 for tag in tags[1:]):
-            for tag in tags:
-                k = PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1)
-                if k > reach[0]:
-                    reach[0] = k
-            return ch
-    return 0
-
-
 cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t reach, Py_ssize_t *at) noexcept:
-    """First offset of ``p[:n]`` where a tag, or a tag prefix at its end, can start (see _tag_anchor).
+    """First offset of ``p[:n]`` where a tag, or a tag prefix at its end, can start (see construction.tag_anchor).
 
     ``at[0]``: the anchor's first offset; -1 when it does not occur, so ``p``
     holds no whole tag (0 without an anchor).
@@ -329,233 +134,6 @@ def aggregate_deltas(list messages not None):
     return ''.join(content_parts), ''.join(reasoning_parts), tool_deltas
 
 
-# ---- per-class construction plan ---------------------------------------------
-#
-# Much of a parser's construction depends only on its configured classes: which
-# hooks are overridden, the reasoning and tool tags, their shared lead
-# characters. A _Plan holds that, per parser class, and is valid while
-# CPython's version tags of the parser class, the reasoning parser class and
-# the tool parser class are unchanged: set_parsers, assigning
-# reasoning_parser_cls directly, monkeypatching a hook on any of them or on a
-# base class all change a tag, and the next construction builds a new plan.
-
-cdef enum:
-    STARTS_CALL = 0       # call starts_in_reasoning_mode() on the instance
-    STARTS_ALWAYS = 1     # the built-in that returns True
-    STARTS_SWITCHES = 2   # a built-in that returns whether any switch is True
-
-_RP_INIT = _ReasoningParser.__dict__['__init__']
-
-
-cdef object _builtin_entry(dict table, object func):
-    # Identity, not equality: any other callable is a user override.
-    for key, entry in table.items():
-        if key is func:
-            return entry
-    return None
-
-
-cdef object _defining_class(type klass, str name):
-    for base in klass.__mro__:
-        if name in base.__dict__:
-            return base
-    return None
-
-
-cdef tuple _builtin_init_names(type rcls):
-    """Attributes ``rcls(**kw)`` sets to ``kw.get(name)`` after ``self.kwargs``, in order.
-
-    None unless every __init__ on its super() chain is a built-in one.
-    """
-    mro = rcls.__mro__
-    cdef Py_ssize_t start = 0, j, n = len(mro)
-    chain = []
-    while True:
-        j = start
-        while j < n and '__init__' not in mro[j].__dict__:
-            j += 1
-        if j == n:
-            return None
-        func = mro[j].__dict__['__init__']
-        entry = _builtin_entry(_BUILTIN_INIT_SWITCHES, func)
-        if entry is None or entry[0] is not mro[j]:
-            return None
-        chain.append(entry[1])
-        if func is _RP_INIT:
-            break
-        start = j + 1
-    names = []
-    for switches in reversed(chain):
-        names.extend(switches)
-    # Each attribute must land in the instance __dict__, as a plain setattr does.
-    for name in ['kwargs'] + names:
-        if _defining_class(rcls, name) is not None:
-            return None
-    return tuple(names)
-
-
-cdef object _new_reasoning_parser(object rcls, dict kwargs, tuple names):
-    """``rcls(**kwargs)`` for a class whose __init__ chain is built-in (see _builtin_init_names)."""
-    obj = lmp_object_new(rcls, ())
-    own = kwargs.copy()  # `**kwargs` hands __init__ a new dict
-    obj.kwargs = own
-    for name in names:
-        setattr(obj, name, own.get(name))
-    return obj
-
-
-cdef bint _str_keys(dict kwargs):
-    for key in kwargs:
-        if not isinstance(key, str):
-            return False
-    return True
-
-
-cdef class _Plan:
-    """What constructing a parser of one class needs that depends only on its classes."""
-
-    cdef object cls
-    cdef object rcls
-    cdef object tcls
-    cdef object tokenizer
-    cdef unsigned int cls_version
-    cdef unsigned int r_version
-    cdef unsigned int t_version
-    cdef bint cacheable
-    # None: the built-in chat_template_kwargs_from_request
-    cdef object kwargs_hook
-    # attributes _new_reasoning_parser sets (None: call rcls(**kwargs) instead)
-    cdef tuple r_init_names
-    cdef int r_starts
-    cdef tuple r_starts_names
-    cdef bint r_tags_known
-    cdef object r_open
-    cdef object r_close
-    cdef bint t_tag_known
-    cdef object t_open
-    # _tag_anchor results, [0]: tool tag inactive, [1]: active
-    cdef bint anchors_known
-    cdef Py_UCS4 anchor_plain[2]
-    cdef Py_UCS4 anchor_reasoning[2]
-    cdef Py_ssize_t reach_plain[2]
-    cdef Py_ssize_t reach_reasoning[2]
-    cdef object token_ids
-
-    cdef bint current(self):
-        """Whether none of the classes changed since (only called on cached plans)."""
-        if type_version(self.cls) != self.cls_version:
-            return False
-        if self.r_version != 0 and type_version(self.rcls) != self.r_version:
-            return False
-        if self.t_version != 0 and type_version(self.tcls) != self.t_version:
-            return False
-        return True
-
-
-cdef _Plan _make_plan(type cls):
-    cdef _Plan plan = _Plan.__new__(_Plan)
-    cdef int active
-    plan.cls = cls
-    rcls = plan.rcls = getattr(cls, 'reasoning_parser_cls', None)
-    tcls = plan.tcls = getattr(cls, 'tool_parser_cls', None)
-    tokenizer = plan.tokenizer = getattr(cls, 'tokenizer', None)
-    hook = getattr(cls, 'chat_template_kwargs_from_request', None)
-    if hook is not None and getattr(hook, '__func__', None) is not _DEFAULT_KWARGS_FUNC:
-        plan.kwargs_hook = hook
-
-    plan.r_init_names = None
-    plan.r_starts = STARTS_CALL
-    # rcls(**kw) is then a plain instance of rcls whose attribute lookups
-    # follow the class dicts: the tables in lmparse.reasoning apply.
-    if isinstance(rcls, type) and lmp_plain_instances(rcls):
-        plan.r_init_names = _builtin_init_names(<type>rcls)
-        owner = _defining_class(<type>rcls, 'starts_in_reasoning_mode')
-        entry = (_builtin_entry(_BUILTIN_STARTS_SWITCHES, owner.__dict__['starts_in_reasoning_mode'])
-                 if owner is not None else None)
-        if entry is not None and entry[0] is owner:
-            if entry[1] is None:
-                plan.r_starts = STARTS_ALWAYS
-            elif plan.r_init_names is not None and all(n in plan.r_init_names for n in entry[1]):
-                # the switches are the instance attributes __init__ set from kwargs
-                plan.r_starts = STARTS_SWITCHES
-                plan.r_starts_names = tuple(entry[1])
-        open_owner = _defining_class(<type>rcls, 'get_reasoning_open_tag')
-        close_owner = _defining_class(<type>rcls, 'get_reasoning_close_tag')
-        if (open_owner in _BUILTIN_TAG_CLASSES and close_owner in _BUILTIN_TAG_CLASSES
-                and type(open_owner.__dict__['get_reasoning_open_tag']) is classmethod
-                and type(close_owner.__dict__['get_reasoning_close_tag']) is classmethod):
-            plan.r_open = rcls.get_reasoning_open_tag() or None
-            plan.r_close = rcls.get_reasoning_close_tag() or None
-            plan.r_tags_known = True
-
-    if isinstance(tcls, type):
-        owner = _defining_class(<type>tcls, 'get_tool_open_tag')
-        # lmparse's compiled dialects: their tag is a classmethod of immutable class data
-        if (owner is not None and not (PyType_GetFlags(owner) & Py_TPFLAGS_HEAPTYPE)
-                and str(getattr(owner, '__module__', '')).startswith('lmparse.')
-                and type(owner.__dict__['get_tool_open_tag']) is classmethod
-                and lmp_same_getattro(tcls, owner)):
-            try:
-                plan.t_open = tcls.get_tool_open_tag() or None
-                plan.t_tag_known = True
-            except Exception:
-                pass  # raised again, at the same point, by the construction that needs it
-
-    r_open = plan.r_open if rcls is not None else None
-    r_close = plan.r_close if rcls is not None else None
-    if (rcls is None or plan.r_tags_known) and (tcls is None or plan.t_tag_known):
-        plan.anchors_known = True
-        for active in range(2):
-            t_open = plan.t_open if active and tcls is not None else None
-            plan.anchor_plain[active] = _tag_anchor(r_open, t_open, None, &plan.reach_plain[active])
-            plan.anchor_reasoning[active] = _tag_anchor(r_close, t_open, r_open, &plan.reach_reasoning[active])
-    if tokenizer is not None and rcls is not None and plan.r_tags_known and r_close is not None:
-        try:
-            plan.token_ids = _reasoning_token_ids(tokenizer, r_open, r_close)
-        except Exception:
-            pass  # raised again by the construction
-
-    # Read the version tags last: the lookups above (and these) gave each class one.
-    # A configured callable that is not a class is only held: nothing above
-    # was derived from it.
-    plan.cls_version = type_version(cls)
-    plan.cacheable = type(cls) is type and plan.cls_version != 0
-    if isinstance(rcls, type):
-        getattr(rcls, '__init__', None)
-        plan.r_version = type_version(rcls)
-        plan.cacheable = plan.cacheable and plan.r_version != 0
-    if isinstance(tcls, type):
-        getattr(tcls, '__init__', None)
-        plan.t_version = type_version(tcls)
-        plan.cacheable = plan.cacheable and plan.t_version != 0
-    return plan
-
-
-# parser class -> _Plan; bounded, since each entry keeps its class alive
-cdef dict _plans = {}
-# the plan used last: a server constructs parsers of one class over and over
-cdef _Plan _last_plan = None
-
-
-cdef _Plan _plan_for(type cls):
-    global _last_plan
-    cdef _Plan plan = _last_plan
-    if plan is not None and plan.cls is cls and plan.current():
-        return plan
-    entry = _plans.get(cls)
-    if entry is not None and (<_Plan>entry).current():
-        plan = <_Plan>entry
-    else:
-        plan = _make_plan(cls)
-        if not plan.cacheable:
-            return plan
-        if len(_plans) >= 64:
-            _plans.clear()
-        _plans[cls] = plan
-    _last_plan = plan
-    return plan
-
-
 cdef class ResponseParserCore:
     """Streaming state machine shared by the default response parser.
 
@@ -577,7 +155,7 @@ cdef class ResponseParserCore:
     cdef object _t_open
     cdef ToolParser _tool
     cdef int _tool_hooks
-    # see _tag_anchor
+    # see construction.tag_anchor
     cdef Py_UCS4 _anchor_plain
     cdef Py_UCS4 _anchor_reasoning
     cdef Py_ssize_t _reach_plain
@@ -605,12 +183,13 @@ cdef class ResponseParserCore:
         self._rt_close_id = -1
 
     def __init__(self, request):
-        cdef _Plan plan = _plan_for(type(self))
+        cdef Plan plan = plan_for(type(self))
         if type(request) is not _OwnRequest:
             request = as_request(request)
-        cdef bint own = _is_own(request)
+        # None unless an own request with its slots set
+        cdef tuple fields = own_fields(request)
         kwargs_hook = plan.kwargs_hook
-        kwargs = _own_template_kwargs(request) if own and kwargs_hook is None else None
+        kwargs = own_template_kwargs(fields) if fields is not None and kwargs_hook is None else None
         if kwargs is None:
             kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
         self._kwargs = kwargs
@@ -631,8 +210,8 @@ cdef class ResponseParserCore:
         rcls = plan.rcls
         if rcls is None:
             reasoning_parser = None
-        elif plan.r_init_names is not None and type(kwargs) is dict and _str_keys(kwargs):
-            reasoning_parser = _new_reasoning_parser(rcls, kwargs, plan.r_init_names)
+        elif plan.r_init_names is not None and type(kwargs) is dict and str_keys(kwargs):
+            reasoning_parser = new_reasoning_parser(rcls, kwargs, plan.r_init_names)
         else:
             reasoning_parser = rcls(**kwargs)
         self.reasoning_parser = reasoning_parser
@@ -642,7 +221,7 @@ cdef class ResponseParserCore:
             if plan.r_starts == STARTS_ALWAYS:
                 reasoning_enabled = True
             elif plan.r_starts == STARTS_SWITCHES and type(kwargs) is dict:
-                # the switches are kwargs.get(name): see _builtin_init_names
+                # the switches are kwargs.get(name): see lmparse.reasoning._BUILTIN_FAST_PATHS
                 if kwargs:
                     for name in plan.r_starts_names:
                         if (<dict>kwargs).get(name) is True:
@@ -652,20 +231,20 @@ cdef class ResponseParserCore:
                 reasoning_enabled = bool(reasoning_parser.starts_in_reasoning_mode())
         self.reasoning_enabled = reasoning_enabled
 
-        choice = _own_choice(request) if own else None
+        choice = own_choice(fields) if fields is not None else None
         if choice is None:
             choice = tool_choice_kind(request)
         if self.tool_parser is not None:
             adjusted = self.tool_parser.adjust_request(request)
         else:
-            if _eq(choice, 'required'):
+            if eq(choice, 'required'):
                 raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
-            adjusted = _dump_own_tools(request) if own else None
+            adjusted = _dump_own_tools(request) if fields is not None else None
             if adjusted is None:
                 adjusted = dump_tools(request)
-        if not _own_is_normal(adjusted):
+        if not own_is_normal(adjusted):
             adjusted = normalize_chat_request(adjusted)
-        if _eq(choice, 'required'):
+        if eq(choice, 'required'):
             # The engine applies one guided-decoding constraint: the structural tag wins.
             fmt = self.tool_parser.build_required_response_format(
                 get_field(request, 'tools') or [], reasoning=self.reasoning_enabled)
@@ -688,16 +267,13 @@ cdef class ResponseParserCore:
         self._t_open = None
         self._tool = None
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
-        cdef bint tool_active = self.tool_parser is not None and not _eq(
-            choice if _same_choice(adjusted, request) else tool_choice_kind(adjusted), 'none')
-        # the plan's tags (and anchors) hold for the classes it was made for
-        cdef bint tags_known = plan.anchors_known
+        cdef bint tool_active = self.tool_parser is not None and not eq(
+            choice if same_choice(adjusted, request, fields) else tool_choice_kind(adjusted), 'none')
         if tool_active:
             if plan.t_tag_known and type(self.tool_parser) is plan.tcls:
                 self._t_open = plan.t_open
             else:
                 self._t_open = self.tool_parser.get_tool_open_tag() or None
-                tags_known = False
             if self._t_open is None:
                 raise RuntimeError(f'Tool parser {type(self.tool_parser).__name__} must provide a tool start tag')
             if isinstance(self.tool_parser, ToolParser):
@@ -705,14 +281,16 @@ cdef class ResponseParserCore:
                 self._tool_hooks = self._tool._hooks
 
         self._passthrough = reasoning_parser is None and self.tool_parser is None
-        if tags_known:
+        # the plan's anchors hold for the tags it assumed
+        if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
+                not tool_active or same_tag(self._t_open, plan.t_open)):
             self._anchor_plain = plan.anchor_plain[tool_active]
             self._anchor_reasoning = plan.anchor_reasoning[tool_active]
             self._reach_plain = plan.reach_plain[tool_active]
             self._reach_reasoning = plan.reach_reasoning[tool_active]
         else:
-            self._anchor_plain = _tag_anchor(self._r_open, self._t_open, None, &self._reach_plain)
-            self._anchor_reasoning = _tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
+            self._anchor_plain = tag_anchor(self._r_open, self._t_open, None, &self._reach_plain)
+            self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -727,7 +305,7 @@ cdef class ResponseParserCore:
         if reasoning_parser is not None and tokenizer is not None:
             token_ids = plan.token_ids
             if token_ids is None:
-                token_ids = _reasoning_token_ids(tokenizer, self._r_open, self._r_close)
+                token_ids = reasoning_token_ids(tokenizer, self._r_open, self._r_close)
             open_id, close_id = token_ids
             self._count_on = True
             self._rt_open_id = -1 if open_id is None else open_id
@@ -1074,4 +652,4 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
         return chat_template_kwargs_from_request(request)
 
 
-_DEFAULT_KWARGS_FUNC = BaseResponseParser.__dict__['chat_template_kwargs_from_request'].__func__
+set_default_kwargs_func(BaseResponseParser.__dict__['chat_template_kwargs_from_request'].__func__)

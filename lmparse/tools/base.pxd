@@ -10,11 +10,11 @@ cdef enum:
     HOOK_BEGIN_CALL = 8
 
 
-from cpython.object cimport PyObject
-
-cdef Py_ssize_t member_slot_offset(object descr) noexcept
-cdef PyObject *slot_peek(object obj, Py_ssize_t offset) noexcept
-cdef unsigned int type_version(object t) noexcept
+cdef bint is_own_request(object request) noexcept
+cdef object own_field(object request, str name)
+cdef bint immutable_type(type cls) noexcept
+cdef tuple class_basis(type cls, tuple names)
+cdef bint same_basis(tuple a, tuple b) noexcept
 cdef tuple longest_first(object prefixes)
 cdef int hook_overrides(type cls, tuple names) except -1
 cdef Py_ssize_t tag_prefix_hold(str text, Py_ssize_t start, str tag)

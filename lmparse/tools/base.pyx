@@ -1,5 +1,5 @@
 """ToolParser: the outer tool block, call identity, filtering and normalized deltas."""
-from cpython.object cimport PyObject, PyTypeObject
+from cpython.object cimport PyObject_GenericGetAttr, PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
 from libc.string cimport memcmp
 
@@ -10,6 +10,8 @@ from lmparse.protocol cimport (
     new_tool_identity,
 )
 
+from types import MethodType as _MethodType
+
 from lmparse.protocol import FunctionCall, ToolCall, random_call_id
 # Pure Python, imports no compiled module: safe at import time, saves a
 # function-level import on every parser construction.
@@ -19,110 +21,44 @@ from lmparse.request import allowed_tool_names as _allowed_tool_names
 from lmparse.request import as_request as _as_request
 from lmparse.request import prepare_tools as _prepare_tools
 
-# lmparse's own request type is copied slot by slot in C: a Python-level copy
-# of 17 slots costs more than the whole rest of a parser's construction. The
-# slots are plain object members (``__slots__``); their offsets come from the
-# member descriptors, checked once at import.
-cdef extern from *:
-    """
-    #if PY_VERSION_HEX >= 0x030C0000
-    #define LMP_T_OBJECT_EX Py_T_OBJECT_EX
-    #define LMP_READONLY Py_READONLY
-    #else
-    #include "structmember.h"
-    #define LMP_T_OBJECT_EX T_OBJECT_EX
-    #define LMP_READONLY READONLY
-    #endif
-
-    /* Offset of a writable object slot, or -1 for any other descriptor. */
-    static Py_ssize_t lmp_slot_offset(PyObject *descr) {
-        PyMemberDef *member;
-        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type))
-            return -1;
-        member = ((PyMemberDescrObject *)descr)->d_member;
-        if (member->type != LMP_T_OBJECT_EX || (member->flags & LMP_READONLY))
-            return -1;
-        return member->offset;
-    }
-
-    /* The slot's value (a borrowed reference; NULL when unset). */
-    static PyObject *lmp_slot_peek(PyObject *obj, Py_ssize_t offset) {
-        return *(PyObject **)((char *)obj + offset);
-    }
-
-    /* Store a new reference to value in an unset slot of a fresh object. */
-    static void lmp_slot_init(PyObject *obj, Py_ssize_t offset, PyObject *value) {
-        Py_INCREF(value);
-        *(PyObject **)((char *)obj + offset) = value;
-    }
-
-    static PyObject *lmp_alloc(PyObject *type) {
-        return ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
-    }
-
-    /* CPython's own cache key for a type's attributes (its method cache uses
-       it): modifying the type or one of its bases resets it to 0, and the
-       next attribute lookup through the type assigns a new one. 0: no valid
-       tag right now (3.10 to 3.12 also flag validity; 3.13 dropped the flag). */
-    static unsigned int lmp_base_type_version(PyObject *t) {
-        PyTypeObject *tp = (PyTypeObject *)t;
-    #if PY_VERSION_HEX < 0x030D0000
-        if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-            return 0;
-    #endif
-        return tp->tp_version_tag;
-    }
-    """
-    Py_ssize_t lmp_slot_offset(object descr)
-    PyObject *lmp_slot_peek(object obj, Py_ssize_t offset)
-    void lmp_slot_init(object obj, Py_ssize_t offset, object value)
-    object lmp_alloc(object type)
-    unsigned int lmp_base_type_version(object t)
-
-# Shared with lmparse.response (which reads the same request slots and caches per class).
-cdef Py_ssize_t member_slot_offset(object descr) noexcept:
-    """Offset of a writable ``__slots__`` member described by ``descr``, -1 for any other descriptor."""
-    return lmp_slot_offset(descr)
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
+    unsigned long Py_TPFLAGS_IMMUTABLETYPE
 
 
-cdef PyObject *slot_peek(object obj, Py_ssize_t offset) noexcept:
-    """The object slot at ``offset`` (borrowed; NULL when unset)."""
-    return lmp_slot_peek(obj, offset)
+# ---- lmparse's own request type ------------------------------------------------
+#
+# ChatCompletionRequest keeps its fields in ``__slots__``; its __getattr__ and
+# __setattr__ only route unknown names to ``extra``. For a slot, the generic
+# attribute protocol (public C-API) is what those hooks end in, without a
+# Python-level call: reads and the copy below use it directly. An unset slot
+# (a request made without __init__) raises AttributeError: callers then take
+# the general path, which reports it.
+
+cdef tuple _OWN_SLOTS = _REQUEST_FIELDS + ('extra',)
+cdef Py_ssize_t _N_SLOTS = len(_OWN_SLOTS)
+cdef Py_ssize_t _I_TOOLS = _OWN_SLOTS.index('tools')
+cdef Py_ssize_t _I_CHOICE = _OWN_SLOTS.index('tool_choice')
+cdef Py_ssize_t _I_EXTRA = _OWN_SLOTS.index('extra')
+# The generic protocol is what attribute access does on the class as shipped.
+cdef bint _OWN_GENERIC = (_OwnRequest.__getattribute__ is object.__getattribute__
+                          and _OwnRequest.__new__ is object.__new__)
+_object_new = object.__new__
 
 
-cdef unsigned int type_version(object t) noexcept:
-    """CPython's attribute-cache tag of type ``t`` (changes when it or a base changes; 0: none now)."""
-    return lmp_base_type_version(t)
+cdef bint is_own_request(object request) noexcept:
+    """An exact ``ChatCompletionRequest`` whose slots :func:`own_field` may read."""
+    return _OWN_GENERIC and type(request) is _OwnRequest
 
 
-cdef enum:
-    _MAX_SLOTS = 32
-
-cdef Py_ssize_t _slot_offsets[_MAX_SLOTS]
-cdef Py_ssize_t _n_slots = 0
-cdef Py_ssize_t _OFF_TOOLS = -1, _OFF_CHOICE = -1, _OFF_EXTRA = -1
-
-
-cdef bint _init_slot_offsets() except -1:
-    """Record the request type's slot offsets; False when its layout is not the expected one."""
-    global _n_slots, _OFF_TOOLS, _OFF_CHOICE, _OFF_EXTRA
-    names = _REQUEST_FIELDS + ('extra',)
-    if _OwnRequest.__new__ is not object.__new__ or len(names) > _MAX_SLOTS:
-        return False
-    cdef Py_ssize_t i, offset
-    for i, name in enumerate(names):
-        offset = lmp_slot_offset(_OwnRequest.__dict__.get(name))
-        if offset < 0:
-            return False
-        _slot_offsets[i] = offset
-    _n_slots = len(names)
-    _OFF_TOOLS = _slot_offsets[names.index('tools')]
-    _OFF_CHOICE = _slot_offsets[names.index('tool_choice')]
-    _OFF_EXTRA = _slot_offsets[names.index('extra')]
-    return True
-
-
-cdef bint _SLOTS_OK = _init_slot_offsets()
+cdef object own_field(object request, str name):
+    """Slot ``name`` of an own request (see :func:`is_own_request`); AttributeError when unset."""
+    return PyObject_GenericGetAttr(request, name)
 
 
 cdef object _prepare_own_request(ToolParser parser, object request):
@@ -137,17 +73,20 @@ cdef object _prepare_own_request(ToolParser parser, object request):
     cdef set names
     cdef dict schemas
     cdef Py_ssize_t i, size
-    for i in range(_n_slots):
-        if lmp_slot_peek(request, _slot_offsets[i]) is NULL:
-            return None  # a half-built request: the general path reports it
-    choice = <object>lmp_slot_peek(request, _OFF_CHOICE)
+    cdef list values = [None] * _N_SLOTS
+    try:
+        for i in range(_N_SLOTS):
+            values[i] = PyObject_GenericGetAttr(request, <str>_OWN_SLOTS[i])
+    except AttributeError:
+        return None  # a half-built request: the general path reports it
+    choice = values[_I_CHOICE]
     if not (choice is None or (type(choice) is str and (
             choice == 'auto' or choice == 'none' or choice == 'required'))):
         return None
-    extra = <object>lmp_slot_peek(request, _OFF_EXTRA)
+    extra = values[_I_EXTRA]
     if type(extra) is not dict:
         return None
-    tools = <object>lmp_slot_peek(request, _OFF_TOOLS)
+    tools = values[_I_TOOLS]
     names = set()
     schemas = {}
     if not tools:
@@ -171,14 +110,11 @@ cdef object _prepare_own_request(ToolParser parser, object request):
             if len(names) != size:  # the first tool of a name wins
                 parameters = (<dict>function).get('parameters')
                 schemas[name] = parameters if isinstance(parameters, dict) else {}
-    new = lmp_alloc(_OwnRequest)
-    for i in range(_n_slots):
-        if _slot_offsets[i] == _OFF_TOOLS:
-            lmp_slot_init(new, _OFF_TOOLS, kept)
-        elif _slot_offsets[i] == _OFF_EXTRA:
-            lmp_slot_init(new, _OFF_EXTRA, (<dict>extra).copy())
-        else:
-            lmp_slot_init(new, _slot_offsets[i], <object>lmp_slot_peek(request, _slot_offsets[i]))
+    values[_I_TOOLS] = kept
+    values[_I_EXTRA] = (<dict>extra).copy()
+    new = _object_new(_OwnRequest)
+    for i in range(_N_SLOTS):
+        PyObject_GenericSetAttr(new, <str>_OWN_SLOTS[i], values[i])
     if parser is not None:
         parser._allowed_tool_names = names
         parser._tool_schemas = schemas
@@ -190,24 +126,58 @@ def _dump_own_tools(request):
 
     For response parsers without a tool parser (``lmparse.response``).
     """
-    if _SLOTS_OK and type(request) is _OwnRequest:
+    if is_own_request(request):
         return _prepare_own_request(None, request)
     return None
 
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object)
-    void *PyUnicode_DATA(object)
-    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
-    Py_ssize_t PyUnicode_GET_LENGTH(object)
-    unsigned long PyType_GetFlags(type)
-    unsigned long Py_TPFLAGS_HEAPTYPE
+
+# ---- per-class caches ------------------------------------------------------------
+#
+# Keyed by the class object. A type flagged immutable (every compiled class)
+# cannot change after creation, so its entry never goes stale. A Python class
+# can: its entry keeps what the class resolved the attributes it was derived
+# from to (``basis``), and is used only while the class still resolves them to
+# the same objects; assigning a hook or ``tool_close_prefixes`` on the class or
+# a base takes effect on the next instance.
+#
+# Free-threaded builds: entries are immutable once stored and dict get/set are
+# atomic, so concurrent constructions at worst compute an entry twice.
+
+cdef bint immutable_type(type cls) noexcept:
+    return (PyType_GetFlags(cls) & Py_TPFLAGS_IMMUTABLETYPE) != 0
+
+
+cdef tuple class_basis(type cls, tuple names):
+    """What ``cls`` resolves each of ``names`` to (a bound classmethod: its function; None: absent)."""
+    cdef Py_ssize_t i, n = len(names)
+    cdef list out = [None] * n
+    for i in range(n):
+        value = getattr(cls, <str>names[i], None)
+        if type(value) is _MethodType:
+            value = value.__func__
+        out[i] = value
+    return tuple(out)
+
+
+cdef bint same_basis(tuple a, tuple b) noexcept:
+    """Element-wise identity of two equally long tuples."""
+    cdef Py_ssize_t i
+    for i in range(len(a)):
+        if <object>a[i] is not <object>b[i]:
+            return False
+    return True
+
+
+cdef class _Hooks:
+    cdef tuple names
+    cdef int bits
+    cdef tuple basis  # None for an immutable class
+
 
 _TOOL_HOOK_NAMES = ('feed_tool_block', '_consume_stream_payload', 'begin_tool_block', '_begin_call')
 
 __all__ = ['ToolParser']
-# class -> (version tag, ((names, bits), ...)): keyed by the class alone (a
-# (class, names) key would hash a tuple on every construction) and dropped
-# when the class changes (its version tag does).
+# class -> (_Hooks, ...), one per names tuple asked for (callers pass module constants)
 cdef dict _hook_cache = {}
 
 
@@ -217,14 +187,20 @@ cdef int hook_overrides(type cls, tuple names) except -1:
     Built-in dialects are static extension types, so their hooks are called
     through the C vtable; only genuinely Python overrides pay Python dispatch.
     """
-    cdef unsigned int version = lmp_base_type_version(cls)
+    cdef _Hooks entry
+    cdef bint frozen = immutable_type(cls)
     cached = _hook_cache.get(cls)
-    entries = ()
-    if cached is not None and version != 0 and (<tuple>cached)[0] == version:
-        entries = (<tuple>cached)[1]
-        for entry in <tuple>entries:
-            if (<tuple>entry)[0] is names:
-                return <int>(<tuple>entry)[1]
+    entries = cached if cached is not None else ()
+    basis = None
+    for item in <tuple>entries:
+        entry = <_Hooks>item
+        if entry.names is names:
+            if frozen:
+                return entry.bits
+            basis = class_basis(cls, names)
+            if same_basis(entry.basis, basis):
+                return entry.bits
+            break
     cdef int bits = 0
     cdef int i
     for i, name in enumerate(names):
@@ -233,25 +209,26 @@ cdef int hook_overrides(type cls, tuple names) except -1:
                 if PyType_GetFlags(klass) & Py_TPFLAGS_HEAPTYPE:
                     bits |= 1 << i
                 break
-    getattr(cls, '__init__', None)  # a lookup through the class gives it a version tag
-    version = lmp_base_type_version(cls)
-    if version != 0:
-        # Callers pass module-level constants; a fresh equal tuple replaces its twin.
-        entries = tuple(e for e in <tuple>entries if (<tuple>e)[0] != names) + ((names, bits),)
-        if len(_hook_cache) >= 256:
-            _hook_cache.clear()
-        _hook_cache[cls] = (version, entries)
+    entry = _Hooks.__new__(_Hooks)
+    entry.names = names
+    entry.bits = bits
+    entry.basis = None if frozen else (basis if basis is not None else class_basis(cls, names))
+    entries = tuple(e for e in <tuple>entries if (<_Hooks>e).names is not names) + (entry,)
+    if len(_hook_cache) >= 256:
+        _hook_cache.clear()
+    _hook_cache[cls] = entries
     return bits
 
 
 cdef class _ToolClass:
     """Per tool parser class: what every instance's __cinit__ derives from class attributes."""
-    cdef unsigned int version
     cdef int hooks
     cdef bint hold_all_close_prefixes
     cdef tuple close_prefixes
+    cdef object prefixes  # tool_close_prefixes as read
 
 
+# class -> _ToolClass
 cdef dict _tool_classes = {}
 
 
@@ -263,22 +240,23 @@ cdef tuple longest_first(object prefixes):
 
 
 cdef _ToolClass _tool_class(type cls):
-    cdef unsigned int version = lmp_base_type_version(cls)
     entry = _tool_classes.get(cls)
-    if entry is not None and version != 0 and (<_ToolClass>entry).version == version:
-        return <_ToolClass>entry
+    if entry is not None:
+        if immutable_type(cls):
+            return <_ToolClass>entry
+        # the hook bits are checked by hook_overrides (cached by class as well)
+        if (cls.tool_close_prefixes is (<_ToolClass>entry).prefixes
+                and hook_overrides(cls, _TOOL_HOOK_NAMES) == (<_ToolClass>entry).hooks):
+            return <_ToolClass>entry
     cdef _ToolClass info = _ToolClass.__new__(_ToolClass)
-    prefixes = cls.tool_close_prefixes
+    prefixes = info.prefixes = cls.tool_close_prefixes
     info.close_prefixes = longest_first(prefixes)
     info.hold_all_close_prefixes = info.close_prefixes is None
     if info.hold_all_close_prefixes:
         info.close_prefixes = ()
     info.hooks = hook_overrides(cls, _TOOL_HOOK_NAMES)
-    # Read after the lookups above gave the class a tag; a later change to the
-    # class (or a base) changes it, and the next instance rebuilds this.
-    info.version = lmp_base_type_version(cls)
     # A mutable prefixes container could change in place: read it every time.
-    if info.version != 0 and (prefixes is None or type(prefixes) is tuple):
+    if prefixes is None or type(prefixes) is tuple:
         if len(_tool_classes) >= 256:
             _tool_classes.clear()
         _tool_classes[cls] = info
@@ -425,7 +403,7 @@ cdef class ToolParser:
         """Dump tools for the chat template and record the allowed names."""
         if type(request) is not _OwnRequest:
             request = _as_request(request)
-        if _SLOTS_OK and type(request) is _OwnRequest:
+        if is_own_request(request):
             adjusted = _prepare_own_request(self, request)
             if adjusted is not None:
                 return adjusted

@@ -1,0 +1,338 @@
+"""What constructing a response parser needs besides the routing state machine.
+
+Internal to :mod:`lmparse.response`: per-class construction plans, building
+lmparse's own reasoning parsers without calling them, and reads of lmparse's
+own request type. Everything here runs once per response; the per-chunk
+routing lives in ``response.pyx``.
+"""
+from cpython.unicode cimport PyUnicode_FindChar
+
+from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own_field, same_basis
+
+from types import MethodType as _MethodType
+
+from lmparse.reasoning import _BUILTIN_FAST_PATHS
+from lmparse.reasoning import ReasoningParser as _ReasoningParser
+from lmparse.request import get_field
+
+__all__ = []
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+cdef extern from *:
+    """
+    /* 1 when a equals the str b, 0 when not, -1 when a is not an exact str. */
+    static int lmp_str_eq(PyObject *a, PyObject *b) {
+        Py_ssize_t n;
+        if (a == b)
+            return 1;
+        if (!PyUnicode_CheckExact(a))
+            return -1;
+        n = PyUnicode_GET_LENGTH(a);
+        if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+            return 0;
+        return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)) == 0;
+    }
+    """
+    int lmp_str_eq(object a, str b)
+
+
+cdef bint eq(object value, str literal) except -1:
+    """``value == literal`` (a plain str compares in C)."""
+    cdef int same = lmp_str_eq(value, literal)
+    if same >= 0:
+        return same
+    return value == literal
+
+
+# ---- lmparse's own request type ---------------------------------------------------
+
+cdef tuple own_fields(object request):
+    """The fields construction reads first (see F_*), or None: not an own request, or one is unset."""
+    if not is_own_request(request):
+        return None
+    try:
+        return (own_field(request, 'tool_choice'), own_field(request, 'chat_template_kwargs'),
+                own_field(request, 'enable_thinking'), own_field(request, 'reasoning_effort'))
+    except AttributeError:
+        return None
+
+
+cdef object own_choice(tuple fields):
+    """tool_choice_kind() of an own request when the value is a plain keyword, else None."""
+    choice = fields[F_CHOICE]
+    if choice is None:
+        return 'auto'
+    if type(choice) is str and (eq(choice, 'auto') or eq(choice, 'none') or eq(choice, 'required')):
+        return choice
+    return None
+
+
+cdef object own_template_kwargs(tuple fields):
+    """chat_template_kwargs_from_request() without its warnings path, else None."""
+    if fields[F_THINK] is not None:
+        return None
+    ctk = fields[F_CTK]
+    if ctk is not None and type(ctk) is not dict:
+        return None
+    effort = fields[F_EFFORT]
+    if effort is not None and type(effort) is not str:
+        return None
+    kwargs = (<dict>ctk).copy() if ctk else {}
+    if effort is not None and (eq(effort, 'high') or eq(effort, 'max')):
+        kwargs.setdefault('reasoning_effort', effort)
+    return kwargs
+
+
+cdef bint same_choice(object adjusted, object request, tuple fields) except -1:
+    """Whether the adjusted request kept the original tool_choice object (its kind is known).
+
+    ``fields``: own_fields(request), or None.
+    """
+    if fields is not None and is_own_request(adjusted):
+        try:
+            return own_field(adjusted, 'tool_choice') is fields[F_CHOICE]
+        except AttributeError:
+            pass
+    return get_field(adjusted, 'tool_choice', 'auto') is get_field(request, 'tool_choice', 'auto')
+
+
+cdef bint own_is_normal(object request) except -1:
+    """True when normalize_chat_request() would return an own request unchanged."""
+    if not is_own_request(request):
+        return False
+    try:
+        if own_field(request, 'response_format') is not None:
+            return False
+        if isinstance(own_field(request, 'stop'), str):
+            return False
+        if own_field(request, 'max_completion_tokens') is None and own_field(request, 'max_tokens') is not None:
+            return False
+        messages = own_field(request, 'messages')
+    except AttributeError:
+        return False
+    if type(messages) is not list:
+        return False
+    for message in <list>messages:
+        if type(message) is dict:
+            if not eq((<dict>message).get('role'), 'assistant'):
+                continue
+            if not isinstance((<dict>message).get('tool_calls'), list):
+                continue
+            return False
+        elif isinstance(message, dict):
+            return False
+    return True
+
+
+# ---- tags --------------------------------------------------------------------------
+
+# (id(tokenizer), open tag, close tag) -> (tokenizer, open id, close id); vocab dicts are
+# big. Free-threaded builds: entries are immutable tuples checked against the
+# tokenizer itself, and dict get/set are atomic, so a race only repeats a lookup.
+cdef dict _vocab_ids_cache = {}
+
+
+cdef tuple reasoning_token_ids(object tokenizer, object open_tag, object close_tag):
+    key = (id(tokenizer), open_tag, close_tag)
+    entry = _vocab_ids_cache.get(key)
+    if entry is not None and (<tuple>entry)[0] is tokenizer:
+        return (<tuple>entry)[1:]
+    vocab = tokenizer.get_vocab()
+    open_id = vocab.get(open_tag) if open_tag else None
+    close_id = vocab.get(close_tag) if close_tag else None
+    if len(_vocab_ids_cache) > 64:
+        _vocab_ids_cache.clear()
+    _vocab_ids_cache[key] = (tokenizer, open_id, close_id)
+    return (open_id, close_id)
+
+
+cdef bint same_tag(object a, object b) except -1:
+    if a is b:
+        return True
+    return a is not None and b is not None and a == b
+
+
+cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach):
+    """A character every given tag contains (0 when there is none or no tag is given).
+
+    ``reach[0]``: the furthest first offset of it in the tags. No tag, nor a
+    tag prefix at the end of the text, starts more than ``reach`` characters
+    before the anchor's first occurrence, and text without the anchor can only
+    end in a tag prefix: one FindChar settles most chunks. It is the tags'
+    shared first character (reach 0) when they have one.
+    """
+    tags = [tag for tag in (a, b, c) if tag is not None]
+    reach[0] = 0
+    if not tags:
+        return 0
+    cdef str first = <str>tags[0]
+    cdef Py_ssize_t i, k
+    cdef Py_UCS4 ch
+    for i in range(PyUnicode_GET_LENGTH(first)):
+        ch = PyUnicode_READ(PyUnicode_KIND(first), PyUnicode_DATA(first), i)
+        if all(PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1) >= 0 for tag in tags[1:]):
+            for tag in tags:
+                k = PyUnicode_FindChar(<str>tag, ch, 0, PyUnicode_GET_LENGTH(<str>tag), 1)
+                if k > reach[0]:
+                    reach[0] = k
+            return ch
+    return 0
+
+
+# ---- built-in reasoning parsers -----------------------------------------------------
+#
+# lmparse.reasoning lists its classes whose construction and
+# starts_in_reasoning_mode() are reproduced here without Python calls. That
+# holds while each class still resolves these names to the objects it had at
+# import (monkeypatching any of them, or ReasoningParser.__init__ that the
+# __init__ chain ends in, turns the fast path off on the next construction).
+
+cdef tuple _R_BASIS_NAMES = ('__init__', 'starts_in_reasoning_mode', 'get_reasoning_open_tag',
+                             'get_reasoning_close_tag', '__new__', '__getattribute__')
+cdef tuple _R_ROOT_NAMES = ('__init__',)
+
+
+cdef tuple _reasoning_basis(type rcls):
+    return class_basis(rcls, _R_BASIS_NAMES) + class_basis(_ReasoningParser, _R_ROOT_NAMES)
+
+
+# Read-only after import.
+cdef dict _BUILTIN_BASIS = {rcls: _reasoning_basis(rcls) for rcls in _BUILTIN_FAST_PATHS}
+_object_new = object.__new__
+
+
+cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names):
+    """``rcls(**kwargs)`` for a built-in class (see _BUILTIN_FAST_PATHS); str keys only."""
+    obj = _object_new(rcls)
+    own = kwargs.copy()  # `**kwargs` hands __init__ a new dict
+    obj.kwargs = own
+    for name in names:
+        setattr(obj, name, own.get(name))
+    return obj
+
+
+cdef bint str_keys(dict kwargs) noexcept:
+    for key in kwargs:
+        if not isinstance(key, str):
+            return False
+    return True
+
+
+# ---- per-class construction plan ----------------------------------------------------
+#
+# Much of a parser's construction depends only on its configured classes:
+# the reasoning and tool tags, their shared lead characters, the reasoning
+# fast path. A Plan holds that per parser class. Every construction checks,
+# by identity, that the class still has the configuration the plan was made
+# from (reasoning_parser_cls, tool_parser_cls, tokenizer, the kwargs hook) and
+# that a built-in reasoning class is unpatched: set_parsers, direct
+# assignment and monkeypatching take effect on the next construction. Facts
+# about a tool parser class are only cached for immutable (compiled) classes.
+
+cdef object _DEFAULT_KWARGS_FUNC = None
+
+
+cdef int set_default_kwargs_func(object func) except -1:
+    global _DEFAULT_KWARGS_FUNC
+    _DEFAULT_KWARGS_FUNC = func
+    return 0
+
+
+cdef inline object _kwargs_func(type cls):
+    hook = getattr(cls, 'chat_template_kwargs_from_request', None)
+    if type(hook) is _MethodType:
+        return hook.__func__
+    return hook
+
+
+cdef class Plan:
+    """What constructing a parser of one class needs that depends only on its classes."""
+
+    cdef bint current(self, type cls) except -1:
+        """Whether ``cls`` still has the configuration this plan was made from."""
+        if getattr(cls, 'reasoning_parser_cls', None) is not self.rcls:
+            return False
+        if getattr(cls, 'tool_parser_cls', None) is not self.tcls:
+            return False
+        if getattr(cls, 'tokenizer', None) is not self.tokenizer:
+            return False
+        if _kwargs_func(cls) is not self.kwargs_func:
+            return False
+        if self.r_basis is not None and not same_basis(_reasoning_basis(<type>self.rcls), self.r_basis):
+            return False
+        return True
+
+
+cdef Plan _make_plan(type cls):
+    cdef Plan plan = Plan.__new__(Plan)
+    cdef int active
+    plan.cls = cls
+    rcls = plan.rcls = getattr(cls, 'reasoning_parser_cls', None)
+    tcls = plan.tcls = getattr(cls, 'tool_parser_cls', None)
+    tokenizer = plan.tokenizer = getattr(cls, 'tokenizer', None)
+    func = plan.kwargs_func = _kwargs_func(cls)
+    if func is not None and func is not _DEFAULT_KWARGS_FUNC:
+        plan.kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request')
+
+    plan.r_starts = STARTS_CALL
+    expected = _BUILTIN_BASIS.get(rcls) if type(rcls) is type else None
+    if expected is not None:
+        basis = _reasoning_basis(<type>rcls)
+        if same_basis(basis, <tuple>expected):
+            init_names, starts_names = _BUILTIN_FAST_PATHS[rcls]
+            plan.r_basis = basis
+            plan.r_init_names = tuple(init_names)
+            if starts_names is None:
+                plan.r_starts = STARTS_ALWAYS
+            else:
+                plan.r_starts = STARTS_SWITCHES
+                plan.r_starts_names = tuple(starts_names)
+            plan.r_open = rcls.get_reasoning_open_tag() or None
+            plan.r_close = rcls.get_reasoning_close_tag() or None
+            plan.r_tags_known = True
+
+    if isinstance(tcls, type):
+        try:
+            plan.t_open = tcls.get_tool_open_tag() or None
+        except Exception:
+            pass  # raised again, at the same point, by the construction that needs it
+        else:
+            # lmparse's compiled dialects: the tag is a classmethod of immutable class data
+            plan.t_tag_known = (immutable_type(<type>tcls)
+                                and str(getattr(tcls, '__module__', '')).startswith('lmparse.'))
+
+    if rcls is None or plan.r_tags_known:
+        plan.anchors_known = True
+        for active in range(2):
+            t_open = plan.t_open if active else None
+            plan.anchor_plain[active] = tag_anchor(plan.r_open, t_open, None, &plan.reach_plain[active])
+            plan.anchor_reasoning[active] = tag_anchor(plan.r_close, t_open, plan.r_open,
+                                                       &plan.reach_reasoning[active])
+    if tokenizer is not None and plan.r_tags_known and plan.r_close is not None:
+        try:
+            plan.token_ids = reasoning_token_ids(tokenizer, plan.r_open, plan.r_close)
+        except Exception:
+            pass  # raised again by the construction
+    return plan
+
+
+# parser class -> Plan; bounded, since each entry keeps its class alive.
+# Free-threaded builds: a Plan is not modified once stored and dict get/set
+# are atomic, so a race only builds a plan twice.
+cdef dict _plans = {}
+
+
+cdef Plan plan_for(type cls):
+    entry = _plans.get(cls)
+    if entry is not None and (<Plan>entry).current(cls):
+        return <Plan>entry
+    cdef Plan plan = _make_plan(cls)
+    if len(_plans) >= 64:
+        _plans.clear()
+    _plans[cls] = plan
+    return plan
