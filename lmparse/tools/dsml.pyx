@@ -129,6 +129,15 @@ cdef Py_ssize_t _attribute(int kind, void *data, Py_ssize_t start, Py_ssize_t en
     return at
 
 
+cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                 bint *at_marker) except -1:
+    # Outside a JSON string any DSML tag ends the value (see JsonValueScanner.scan_to_marker).
+    cdef DeepSeekV32ToolParser parser = <DeepSeekV32ToolParser>owner
+    cdef Py_ssize_t at = parser.seek(text, pos, size, _PARAM_END_SET, final)
+    at_marker[0] = parser._hit >= 0
+    return at
+
+
 cdef class DeepSeekV32ToolParser(ToolParser):
     """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
 
@@ -187,31 +196,13 @@ cdef class DeepSeekV32ToolParser(ToolParser):
 
     cdef Py_ssize_t scan_json(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
         """Forward the stable prefix of a JSON parameter value; switch phase when it ends."""
+        cdef Py_ssize_t start = pos
+        cdef bint at_marker = False
         cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t start = pos, limit = -1
-        while True:
-            if scanner._in_string:
-                # Tags inside a JSON string are data.
-                pos = scanner.feed_c(text, pos, size, True)
-                if scanner.complete:
-                    self._phase = D_PARAM_END
-                    break
-                if pos >= size:
-                    break
-                continue
-            if limit < pos:
-                limit = self.seek(text, pos, size, _PARAM_END_SET, final)
-            pos = scanner.feed_c(text, pos, limit, False)
-            if scanner.complete:
-                self._phase = D_PARAM_END
-                break
-            if scanner._in_string:
-                continue
-            if self._hit >= 0 and pos == limit:
-                # The DSML boundary also ends a scalar or a malformed value.
-                scanner.finish_c()
-                self._phase = D_PARAM_END
-            break
+        pos = scanner.scan_to_marker(text, pos, size, self, _param_end_limit, final, &at_marker)
+        if scanner.complete or at_marker:
+            # A DSML boundary also ends a scalar or a malformed value.
+            self._phase = D_PARAM_END
         if pos > start:
             self.emit_c(deltas, None, PyUnicode_Substring(text, start, pos))
         return pos

@@ -48,6 +48,21 @@ cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
     return value if isinstance(value, str) else str(value)
 
 
+cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                 bint *at_marker) except -1:
+    # The outer close tag bounds a JSON value (see JsonValueScanner.scan_to_marker).
+    cdef JsonToolParser parser = <JsonToolParser>owner
+    cdef Py_ssize_t at
+    close_tag = parser._close_tag
+    if close_tag is not None:
+        at = PyUnicode_Find(text, close_tag, pos, size, 1)
+        if at >= 0:
+            at_marker[0] = True
+            return at
+    at_marker[0] = False
+    return size if final else parser.close_hold_end(text, pos)
+
+
 cdef class JsonToolParser(ToolParser):
     """Tool parser for one JSON envelope per outer block.
 
@@ -132,55 +147,19 @@ cdef class JsonToolParser(ToolParser):
 
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
         cdef Py_ssize_t begin = pos
-        cdef bint emit = self._phase == P_ARGS
-        pos = self.scan_value_span(text, pos, size, final)
+        cdef bint at_close = False
+        cdef JsonValueScanner scanner = self._value_scanner
+        pos = scanner.scan_to_marker(text, pos, size, self, _close_tag_limit, final, &at_close)
         # The scanned span is contiguous source text: forward it as one fragment.
-        if emit and pos > begin:
+        if self._phase == P_ARGS and pos > begin:
             self.emit_c(deltas, None, PyUnicode_Substring(text, begin, pos))
-        if self._scan_hit_close:
-            self._scan_hit_close = False
+        if scanner.complete:
+            self._json_key = None
+            self._phase = P_AFTER
+        elif at_close:
+            # The outer block closed before the value did.
             self.finish_envelope(deltas)
         return pos
-
-    cdef Py_ssize_t scan_value_span(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
-        cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t limit, marker = -1
-        cdef bint searched = False
-        close_tag = self._close_tag
-        while True:
-            if scanner._in_string:
-                # Close tags inside strings are data: scan to the string's end.
-                pos = scanner.feed_c(text, pos, size, True)
-                if scanner.complete:
-                    self._json_key = None
-                    self._phase = P_AFTER
-                    return pos
-                if pos >= size:
-                    return pos
-                continue
-            # The first close tag at or after pos: search again only when a
-            # string carried the cursor past it (no rescan per short string).
-            if close_tag is not None and (not searched or 0 <= marker < pos):
-                marker = PyUnicode_Find(text, close_tag, pos, size, 1)
-                searched = True
-            if marker >= 0:
-                limit = marker
-            elif final:
-                limit = size
-            else:
-                limit = self.close_hold_end(text, pos)
-            pos = scanner.feed_c(text, pos, limit, False)
-            if scanner.complete:
-                self._json_key = None
-                self._phase = P_AFTER
-                return pos
-            if scanner._in_string:
-                continue
-            if marker >= 0 and pos == marker:
-                # The outer block closed before the value did.
-                scanner.finish_c()
-                self._scan_hit_close = True
-            return pos
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
