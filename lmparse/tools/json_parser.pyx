@@ -18,6 +18,8 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 
 cdef enum:
     P_START = 0
@@ -48,6 +50,32 @@ cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
     return value if isinstance(value, str) else str(value)
 
 
+# class -> (name_field, argument_field) as declared. A built-in class's
+# attributes cannot change; a Python subclass's are compared by identity at
+# each construction, so a changed declaration rebuilds its entry. Threads
+# racing on a miss only build the same entry twice.
+cdef dict _declared = {}
+
+
+cdef tuple _declared_fields(type cls):
+    entry = _declared.get(cls)
+    if entry is not None:
+        if not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
+            return <tuple>entry
+        if cls.name_field is (<tuple>entry)[0] and cls.argument_field is (<tuple>entry)[1]:
+            return <tuple>entry
+    name_field = cls.name_field
+    argument_field = cls.argument_field
+    for field in (name_field, argument_field):
+        if not isinstance(field, str):
+            raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
+    entry = (name_field, argument_field)
+    if len(_declared) >= 256:
+        _declared.clear()
+    _declared[cls] = entry
+    return <tuple>entry
+
+
 cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
     # The outer close tag bounds a JSON value (see JsonValueScanner.scan_to_marker).
@@ -66,16 +94,20 @@ cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssiz
 cdef class JsonToolParser(ToolParser):
     """Tool parser for one JSON envelope per outer block.
 
-    Subclasses set ``name_field`` / ``argument_field`` and the outer tags.
+    A dialect declares ``tool_open_tag`` / ``tool_close_tag`` (None: the block
+    ends with the envelope) and, when they differ from the defaults,
+    ``name_field`` / ``argument_field``.
     """
 
+    tool_open_tag = None
+    tool_close_tag = None
     name_field = 'name'
     argument_field = 'arguments'
 
     def __cinit__(self, *args, **kwargs):
-        cls = type(self)
-        self._name_field = cls.name_field
-        self._argument_field = cls.argument_field
+        cdef tuple fields = _declared_fields(type(self))
+        self._name_field = <str>fields[0]
+        self._argument_field = <str>fields[1]
         self._value_scanner = JsonValueScanner()
         self._phase = P_START
         self._json_key = None
@@ -85,11 +117,11 @@ cdef class JsonToolParser(ToolParser):
 
     @classmethod
     def get_tool_open_tag(cls):
-        return None
+        return cls.tool_open_tag
 
     @classmethod
     def get_tool_close_tag(cls):
-        return None
+        return cls.tool_close_tag
 
     @property
     def _phase_name(self):
@@ -251,28 +283,16 @@ cdef class Qwen3ToolParser(JsonToolParser):
     """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
 
     structural_tag_model = 'qwen_3'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '</tool_call>'
+    tool_open_tag = '<tool_call>'
+    tool_close_tag = '</tool_call>'
 
 
 cdef class Internlm2ToolParser(JsonToolParser):
     """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
 
+    tool_open_tag = '<|action_start|><|plugin|>'
+    tool_close_tag = '<|action_end|>'
     argument_field = 'parameters'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<|action_start|><|plugin|>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '<|action_end|>'
 
     @classmethod
     def build_required_response_format(cls, tools, *, reasoning):
@@ -302,12 +322,6 @@ cdef class Internlm2ToolParser(JsonToolParser):
 cdef class Llama3JsonToolParser(JsonToolParser):
     """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""
 
+    tool_open_tag = '<|python_tag|>'
+    tool_close_tag = None
     argument_field = 'parameters'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<|python_tag|>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return None
