@@ -146,9 +146,8 @@ cdef Py_ssize_t _attribute(int kind, void *data, Py_ssize_t start, Py_ssize_t en
 cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
     # Outside a JSON string any DSML tag ends the value (see JsonValueScanner.scan_to_marker).
-    cdef DsmlToolParser parser = <DsmlToolParser>owner
-    cdef Py_ssize_t at = parser.seek(text, pos, size, _PARAM_END_SET, final)
-    at_marker[0] = parser._hit >= 0
+    cdef Py_ssize_t at = (<DsmlToolParser>owner).seek(text, pos, size, _PARAM_END_SET, final)
+    at_marker[0] = (<DsmlToolParser>owner)._hit >= 0
     return at
 
 

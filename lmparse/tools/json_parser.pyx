@@ -79,16 +79,16 @@ cdef tuple _declared_fields(type cls):
 cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
     # The outer close tag bounds a JSON value (see JsonValueScanner.scan_to_marker).
-    cdef JsonToolParser parser = <JsonToolParser>owner
+    # Attributes are read through the cast, not bound to locals: no reference
+    # counting on this per-chunk path.
     cdef Py_ssize_t at
-    close_tag = parser._close_tag
-    if close_tag is not None:
-        at = PyUnicode_Find(text, close_tag, pos, size, 1)
+    if (<JsonToolParser>owner)._close_tag is not None:
+        at = PyUnicode_Find(text, (<JsonToolParser>owner)._close_tag, pos, size, 1)
         if at >= 0:
             at_marker[0] = True
             return at
     at_marker[0] = False
-    return size if final else parser.close_hold_end(text, pos)
+    return size if final else (<JsonToolParser>owner).close_hold_end(text, pos)
 
 
 cdef class JsonToolParser(ToolParser):

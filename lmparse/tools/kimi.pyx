@@ -85,9 +85,8 @@ def _function_name(str raw_id not None) -> str:
 cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                 bint *at_marker) except -1:
     # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
-    cdef KimiK2ToolParser parser = <KimiK2ToolParser>owner
-    cdef Py_ssize_t at = parser.seek(text, pos, size, _END_SET, final)
-    at_marker[0] = parser._hit >= 0
+    cdef Py_ssize_t at = (<KimiK2ToolParser>owner).seek(text, pos, size, _END_SET, final)
+    at_marker[0] = (<KimiK2ToolParser>owner)._hit >= 0
     return at
 
 
