@@ -292,3 +292,90 @@ def test_long_string_across_unicode_kinds() -> None:
     assert scan_chunks(parts + [' tail'])[0] == len(source)
     assert scan(source + ']')[0] == len(source)
     assert json.loads(source).endswith('é')
+
+
+# ---- up to an outer marker (the loop the JSON envelope, DSML and Kimi share) ----------------
+
+END = '</end>'
+
+
+def feed_until_windows(text: str, cuts: list[int], markers: tuple[str, ...] = (END,)) -> tuple[int, bool, bool]:
+    """Stream growing prefixes the way a tool parser sees its buffer: (offset, at_marker, complete)."""
+    scanner = JsonValueScanner()
+    pos = 0
+    for cut in sorted({c for c in cuts if 0 < c < len(text)}) + [len(text)]:
+        final = cut == len(text)
+        pos, at_marker = scanner.feed_until(text, markers, pos, cut, final=final)
+        if scanner.complete or at_marker:
+            return pos, at_marker, scanner.complete
+        assert pos <= cut
+    return pos, False, scanner.complete
+
+
+@pytest.mark.parametrize('text,offset,at_marker,complete', [
+    ('{"a": "x</end>y"} tail</end>', 17, False, True),   # a marker inside a string is data
+    ('{"a": 1</end>', 7, True, False),                    # the block closed before the value
+    ('12</end>', 2, True, True),                          # a marker delimits a root scalar
+    ('12 </end>', 2, False, True),
+    ('"a</end>"</end>', 9, False, True),
+    ('</end>', 0, True, False),
+    ('  </end>', 2, True, False),
+    ('[1, "\\"</end>"]</end>', 15, False, True),
+])
+def test_feed_until_marker(text: str, offset: int, at_marker: bool, complete: bool) -> None:
+    scanner = JsonValueScanner()
+    assert scanner.feed_until(text, (END,), final=True) == (offset, at_marker)
+    assert scanner.complete is complete
+    for step in (1, 2, 3, 5):
+        assert feed_until_windows(text, list(range(step, len(text), step))) == (offset, at_marker, complete)
+
+
+def test_feed_until_holds_a_partial_marker() -> None:
+    scanner = JsonValueScanner()
+    assert scanner.feed_until('{"a": 1</e', (END,)) == (7, False)
+    assert not scanner.complete and scanner.depth == 1
+    # Inside a string the same text is data and is consumed.
+    scanner = JsonValueScanner()
+    assert scanner.feed_until('{"a": "1</e', (END,)) == (11, False)
+    assert scanner.in_string
+    # final releases it: no marker can complete any more.
+    scanner = JsonValueScanner()
+    assert scanner.feed_until('{"a": 1</e', (END,), final=True) == (10, False)
+
+
+def test_feed_until_first_of_several_markers() -> None:
+    scanner = JsonValueScanner()
+    assert scanner.feed_until('[1, 2<b>3<a>', ('<a>', '<b>'), final=True) == (5, True)
+    scanner = JsonValueScanner()
+    assert scanner.feed_until('[1, 2<', ('<a>', '<bb>')) == (5, False)
+
+
+def test_feed_until_range_checks() -> None:
+    with pytest.raises(ValueError):
+        JsonValueScanner().feed_until('abc', (END,), 3, 2)
+    with pytest.raises(ValueError):
+        JsonValueScanner().feed_until('abc', ('',))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_feed_until_chunked_equals_one_shot(data: st.DataObject) -> None:
+    value = json.dumps(data.draw(st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(alphabet='ab"\\</end>中'),
+        lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
+        max_leaves=8)))
+    text = value + data.draw(st.sampled_from(['', END, ' ' + END, END + '"x"', ',' + END]))
+    scanner = JsonValueScanner()
+    want = scanner.feed_until(text, (END,), final=True), scanner.complete
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=8))
+    pos, at_marker, complete = feed_until_windows(text, cuts)
+    assert ((pos, at_marker), complete) == want
+
+
+def test_feed_until_many_strings_before_a_far_marker() -> None:
+    # One marker search serves every string before it: this stays linear.
+    source = '[' + '"a",' * 200_000 + '"b"]'
+    text = source + END
+    scanner = JsonValueScanner()
+    assert scanner.feed_until(text, (END,)) == (len(source), False)
+    assert scanner.complete

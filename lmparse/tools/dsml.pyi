@@ -5,16 +5,24 @@ from typing_extensions import disjoint_base
 
 from lmparse.tools.base import ToolParser
 
-__all__ = ['DSML_TOKEN', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
+__all__ = ['DSML_TOKEN', 'DsmlToolParser', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
 
 DSML_TOKEN: str
 
 @disjoint_base
-class DeepSeekV32ToolParser(ToolParser):
-    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
+class DsmlToolParser(ToolParser):
+    """The DSML grammar: ``<TOKEN BLOCK>`` blocks of ``<TOKEN invoke>`` calls and ``<TOKEN parameter>`` values.
+
+    A dialect declares ``tool_calls_block_name`` and, when they differ,
+    ``dsml_token``, the element names and ``block_lead`` (the text before the
+    block's open tag); the markers are built from them once per class.
+    """
 
     dsml_token: ClassVar[str]
-    tool_calls_block_name: ClassVar[str]
+    tool_calls_block_name: ClassVar[str | None]
+    invoke_element: ClassVar[str]
+    parameter_element: ClassVar[str]
+    block_lead: ClassVar[str]
     @classmethod
     def get_tool_open_tag(cls) -> str: ...
     @classmethod
@@ -23,6 +31,9 @@ class DeepSeekV32ToolParser(ToolParser):
     def _phase_name(self) -> str: ...
     @property
     def _emitted_param_count(self) -> int: ...
+
+class DeepSeekV32ToolParser(DsmlToolParser):
+    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
 
 class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
     """DeepSeek V4 DSML: the same grammar in ``<｜DSML｜tool_calls>`` blocks."""

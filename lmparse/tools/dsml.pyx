@@ -30,7 +30,7 @@ cdef extern from "Python.h":
     unsigned long PyType_GetFlags(type)
     unsigned long Py_TPFLAGS_HEAPTYPE
 
-__all__ = ['DSML_TOKEN', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
+__all__ = ['DSML_TOKEN', 'DsmlToolParser', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
 
 # U+FF5C FULLWIDTH VERTICAL LINE on both sides, as both models' encodings write it.
 DSML_TOKEN = '\uff5cDSML\uff5c'
@@ -68,25 +68,39 @@ cdef enum:
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
                 'string_value', 'json_value', 'parameter_end')
 
-# class -> (dsml_token, block name, markers): joining the five markers costs
-# more than the rest of a parser's construction. A Python subclass's
-# attributes are re-checked on every hit (a changed one rebuilds its entry);
-# a built-in class's cannot change.
+# The declarations the markers are built from (a DSML dialect's whole syntax).
+_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead')
+
+# class -> (declared values, markers, open tag): joining the markers costs more
+# than the rest of a parser's construction. A built-in class's attributes
+# cannot change; a Python subclass's are compared by identity at each use, so
+# a changed declaration rebuilds its entry. Threads racing on a miss only
+# build the same entry twice.
 cdef dict _marker_cache = {}
 
 
-cdef tuple _class_markers(type cls):
+cdef tuple _class_entry(type cls):
     entry = _marker_cache.get(cls)
-    if entry is not None and not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
-        return <tuple>(<tuple>entry)[2]
-    token = cls.dsml_token
-    block = cls.tool_calls_block_name
-    if entry is not None and (<tuple>entry)[0] is token and (<tuple>entry)[1] is block:
-        return <tuple>(<tuple>entry)[2]
-    markers = (f'<{token}invoke', f'<{token}parameter', f'</{token}invoke>',
-               f'</{token}parameter>', f'</{token}{block}>')
-    _marker_cache[cls] = (token, block, markers)
-    return markers
+    if entry is not None:
+        if not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
+            return <tuple>entry
+        declared = (<tuple>entry)[0]
+        if (cls.dsml_token is declared[0] and cls.tool_calls_block_name is declared[1]
+                and cls.invoke_element is declared[2] and cls.parameter_element is declared[3]
+                and cls.block_lead is declared[4]):
+            return <tuple>entry
+    declared = tuple([getattr(cls, name) for name in _DECLARED])
+    for name, value in zip(_DECLARED, declared):
+        if not isinstance(value, str):
+            raise TypeError(f'{cls.__name__}.{name} must be str, got {type(value).__name__}')
+    token, block, invoke, parameter, lead = declared
+    markers = (f'<{token}{invoke}', f'<{token}{parameter}', f'</{token}{invoke}>',
+               f'</{token}{parameter}>', f'</{token}{block}>')
+    entry = (declared, markers, f'{lead}<{token}{block}>')
+    if len(_marker_cache) >= 256:
+        _marker_cache.clear()
+    _marker_cache[cls] = entry
+    return <tuple>entry
 
 
 cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
@@ -129,12 +143,27 @@ cdef Py_ssize_t _attribute(int kind, void *data, Py_ssize_t start, Py_ssize_t en
     return at
 
 
-cdef class DeepSeekV32ToolParser(ToolParser):
-    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
+cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                 bint *at_marker) except -1:
+    # Outside a JSON string any DSML tag ends the value (see JsonValueScanner.scan_to_marker).
+    cdef Py_ssize_t at = (<DsmlToolParser>owner).seek(text, pos, size, _PARAM_END_SET, final)
+    at_marker[0] = (<DsmlToolParser>owner)._hit >= 0
+    return at
 
-    structural_tag_model = 'deepseek_v3_2'
+
+cdef class DsmlToolParser(ToolParser):
+    """The DSML grammar: ``<TOKEN BLOCK>`` blocks of ``<TOKEN invoke>`` calls and ``<TOKEN parameter>`` values.
+
+    A dialect declares ``tool_calls_block_name`` and, when they differ,
+    ``dsml_token``, the element names and ``block_lead`` (the text before the
+    block's open tag); the markers are built from them once per class.
+    """
+
     dsml_token = DSML_TOKEN
-    tool_calls_block_name = 'function_calls'
+    tool_calls_block_name = None
+    invoke_element = 'invoke'
+    parameter_element = 'parameter'
+    block_lead = '\n\n'
 
     cdef int _phase
     cdef Py_ssize_t _param_count
@@ -144,7 +173,7 @@ cdef class DeepSeekV32ToolParser(ToolParser):
     cdef tuple _markers
 
     def __cinit__(self, *args, **kwargs):
-        self._markers = _class_markers(type(self))
+        self._markers = <tuple>_class_entry(type(self))[1]
         self._value_scanner = JsonValueScanner()
         self._phase = D_INVOKE_START
         self._param_count = 0
@@ -152,12 +181,12 @@ cdef class DeepSeekV32ToolParser(ToolParser):
 
     @classmethod
     def get_tool_open_tag(cls):
-        return f'\n\n<{cls.dsml_token}{cls.tool_calls_block_name}>'
+        return _class_entry(cls)[2]
 
     @classmethod
     def get_tool_close_tag(cls):
         # Called at every block start: the cached marker, not a fresh join.
-        return _class_markers(cls)[K_BLOCK_CLOSE]
+        return (<tuple>_class_entry(cls)[1])[K_BLOCK_CLOSE]
 
     @property
     def _phase_name(self):
@@ -187,31 +216,13 @@ cdef class DeepSeekV32ToolParser(ToolParser):
 
     cdef Py_ssize_t scan_json(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
         """Forward the stable prefix of a JSON parameter value; switch phase when it ends."""
+        cdef Py_ssize_t start = pos
+        cdef bint at_marker = False
         cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t start = pos, limit = -1
-        while True:
-            if scanner._in_string:
-                # Tags inside a JSON string are data.
-                pos = scanner.feed_c(text, pos, size, True)
-                if scanner.complete:
-                    self._phase = D_PARAM_END
-                    break
-                if pos >= size:
-                    break
-                continue
-            if limit < pos:
-                limit = self.seek(text, pos, size, _PARAM_END_SET, final)
-            pos = scanner.feed_c(text, pos, limit, False)
-            if scanner.complete:
-                self._phase = D_PARAM_END
-                break
-            if scanner._in_string:
-                continue
-            if self._hit >= 0 and pos == limit:
-                # The DSML boundary also ends a scalar or a malformed value.
-                scanner.finish_c()
-                self._phase = D_PARAM_END
-            break
+        pos = scanner.scan_to_marker(text, pos, size, self, _param_end_limit, final, &at_marker)
+        if scanner.complete or at_marker:
+            # A DSML boundary also ends a scalar or a malformed value.
+            self._phase = D_PARAM_END
         if pos > start:
             self.emit_c(deltas, None, PyUnicode_Substring(text, start, pos))
         return pos
@@ -330,6 +341,13 @@ cdef class DeepSeekV32ToolParser(ToolParser):
             self.close_arguments(deltas)
         self._phase = D_INVOKE_START
         return 0
+
+
+cdef class DeepSeekV32ToolParser(DsmlToolParser):
+    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
+
+    structural_tag_model = 'deepseek_v3_2'
+    tool_calls_block_name = 'function_calls'
 
 
 cdef class DeepSeekV4ToolParser(DeepSeekV32ToolParser):

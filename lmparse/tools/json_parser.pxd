@@ -11,9 +11,7 @@ cdef class JsonToolParser(ToolParser):
     cdef str _argument_field
     cdef Py_ssize_t _str_resume
     cdef bint _str_escape
-    cdef bint _scan_hit_close
 
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t open_pos, Py_ssize_t size)
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1
-    cdef Py_ssize_t scan_value_span(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef int finish_envelope(self, list deltas) except -1

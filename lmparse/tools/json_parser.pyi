@@ -12,11 +12,19 @@ __all__ = ['JsonToolParser', 'Qwen3ToolParser', 'Internlm2ToolParser', 'Llama3Js
 class JsonToolParser(ToolParser):
     """Tool parser for one JSON envelope per outer block.
 
-    Subclasses set ``name_field`` / ``argument_field`` and the outer tags.
+    A dialect declares ``tool_open_tag`` / ``tool_close_tag`` (None: the block
+    ends with the envelope) and, when they differ from the defaults,
+    ``name_field`` / ``argument_field``.
     """
 
+    tool_open_tag: ClassVar[str | None]
+    tool_close_tag: ClassVar[str | None]
     name_field: ClassVar[str]
     argument_field: ClassVar[str]
+    @classmethod
+    def get_tool_open_tag(cls) -> str | None: ...
+    @classmethod
+    def get_tool_close_tag(cls) -> str | None: ...
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner
@@ -26,24 +34,10 @@ class JsonToolParser(ToolParser):
 class Qwen3ToolParser(JsonToolParser):
     """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> str: ...
-
 class Internlm2ToolParser(JsonToolParser):
     """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> str: ...
     def adjust_request(self, request: Any) -> Any: ...
 
 class Llama3JsonToolParser(JsonToolParser):
     """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""
-
-    @classmethod
-    def get_tool_open_tag(cls) -> str: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> None: ...

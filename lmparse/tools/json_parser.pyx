@@ -18,6 +18,8 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 
 cdef enum:
     P_START = 0
@@ -48,19 +50,64 @@ cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
     return value if isinstance(value, str) else str(value)
 
 
+# class -> (name_field, argument_field) as declared. A built-in class's
+# attributes cannot change; a Python subclass's are compared by identity at
+# each construction, so a changed declaration rebuilds its entry. Threads
+# racing on a miss only build the same entry twice.
+cdef dict _declared = {}
+
+
+cdef tuple _declared_fields(type cls):
+    entry = _declared.get(cls)
+    if entry is not None:
+        if not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
+            return <tuple>entry
+        if cls.name_field is (<tuple>entry)[0] and cls.argument_field is (<tuple>entry)[1]:
+            return <tuple>entry
+    name_field = cls.name_field
+    argument_field = cls.argument_field
+    for field in (name_field, argument_field):
+        if not isinstance(field, str):
+            raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
+    entry = (name_field, argument_field)
+    if len(_declared) >= 256:
+        _declared.clear()
+    _declared[cls] = entry
+    return <tuple>entry
+
+
+cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                 bint *at_marker) except -1:
+    # The outer close tag bounds a JSON value (see JsonValueScanner.scan_to_marker).
+    # Attributes are read through the cast, not bound to locals: no reference
+    # counting on this per-chunk path.
+    cdef Py_ssize_t at
+    if (<JsonToolParser>owner)._close_tag is not None:
+        at = PyUnicode_Find(text, (<JsonToolParser>owner)._close_tag, pos, size, 1)
+        if at >= 0:
+            at_marker[0] = True
+            return at
+    at_marker[0] = False
+    return size if final else (<JsonToolParser>owner).close_hold_end(text, pos)
+
+
 cdef class JsonToolParser(ToolParser):
     """Tool parser for one JSON envelope per outer block.
 
-    Subclasses set ``name_field`` / ``argument_field`` and the outer tags.
+    A dialect declares ``tool_open_tag`` / ``tool_close_tag`` (None: the block
+    ends with the envelope) and, when they differ from the defaults,
+    ``name_field`` / ``argument_field``.
     """
 
+    tool_open_tag = None
+    tool_close_tag = None
     name_field = 'name'
     argument_field = 'arguments'
 
     def __cinit__(self, *args, **kwargs):
-        cls = type(self)
-        self._name_field = cls.name_field
-        self._argument_field = cls.argument_field
+        cdef tuple fields = _declared_fields(type(self))
+        self._name_field = <str>fields[0]
+        self._argument_field = <str>fields[1]
         self._value_scanner = JsonValueScanner()
         self._phase = P_START
         self._json_key = None
@@ -70,11 +117,11 @@ cdef class JsonToolParser(ToolParser):
 
     @classmethod
     def get_tool_open_tag(cls):
-        return None
+        return cls.tool_open_tag
 
     @classmethod
     def get_tool_close_tag(cls):
-        return None
+        return cls.tool_close_tag
 
     @property
     def _phase_name(self):
@@ -132,55 +179,19 @@ cdef class JsonToolParser(ToolParser):
 
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
         cdef Py_ssize_t begin = pos
-        cdef bint emit = self._phase == P_ARGS
-        pos = self.scan_value_span(text, pos, size, final)
+        cdef bint at_close = False
+        cdef JsonValueScanner scanner = self._value_scanner
+        pos = scanner.scan_to_marker(text, pos, size, self, _close_tag_limit, final, &at_close)
         # The scanned span is contiguous source text: forward it as one fragment.
-        if emit and pos > begin:
+        if self._phase == P_ARGS and pos > begin:
             self.emit_c(deltas, None, PyUnicode_Substring(text, begin, pos))
-        if self._scan_hit_close:
-            self._scan_hit_close = False
+        if scanner.complete:
+            self._json_key = None
+            self._phase = P_AFTER
+        elif at_close:
+            # The outer block closed before the value did.
             self.finish_envelope(deltas)
         return pos
-
-    cdef Py_ssize_t scan_value_span(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
-        cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t limit, marker = -1
-        cdef bint searched = False
-        close_tag = self._close_tag
-        while True:
-            if scanner._in_string:
-                # Close tags inside strings are data: scan to the string's end.
-                pos = scanner.feed_c(text, pos, size, True)
-                if scanner.complete:
-                    self._json_key = None
-                    self._phase = P_AFTER
-                    return pos
-                if pos >= size:
-                    return pos
-                continue
-            # The first close tag at or after pos: search again only when a
-            # string carried the cursor past it (no rescan per short string).
-            if close_tag is not None and (not searched or 0 <= marker < pos):
-                marker = PyUnicode_Find(text, close_tag, pos, size, 1)
-                searched = True
-            if marker >= 0:
-                limit = marker
-            elif final:
-                limit = size
-            else:
-                limit = self.close_hold_end(text, pos)
-            pos = scanner.feed_c(text, pos, limit, False)
-            if scanner.complete:
-                self._json_key = None
-                self._phase = P_AFTER
-                return pos
-            if scanner._in_string:
-                continue
-            if marker >= 0 and pos == marker:
-                # The outer block closed before the value did.
-                scanner.finish_c()
-                self._scan_hit_close = True
-            return pos
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
@@ -272,28 +283,16 @@ cdef class Qwen3ToolParser(JsonToolParser):
     """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
 
     structural_tag_model = 'qwen_3'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '</tool_call>'
+    tool_open_tag = '<tool_call>'
+    tool_close_tag = '</tool_call>'
 
 
 cdef class Internlm2ToolParser(JsonToolParser):
     """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
 
+    tool_open_tag = '<|action_start|><|plugin|>'
+    tool_close_tag = '<|action_end|>'
     argument_field = 'parameters'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<|action_start|><|plugin|>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '<|action_end|>'
 
     @classmethod
     def build_required_response_format(cls, tools, *, reasoning):
@@ -323,12 +322,6 @@ cdef class Internlm2ToolParser(JsonToolParser):
 cdef class Llama3JsonToolParser(JsonToolParser):
     """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""
 
+    tool_open_tag = '<|python_tag|>'
+    tool_close_tag = None
     argument_field = 'parameters'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<|python_tag|>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return None

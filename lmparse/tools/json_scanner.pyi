@@ -23,6 +23,10 @@ class JsonValueScanner:
     def depth(self) -> int: ...
     def feed(self, text: str, start: int = 0, end: int | None = None) -> int:
         """Scan ``text[start:end]`` and return where this value's prefix ends."""
+    def feed_until(
+        self, text: str, markers: tuple[str, ...], start: int = 0, end: int | None = None, *, final: bool = False
+    ) -> tuple[int, bool]:
+        """Scan ``text[start:end]`` up to the value's end or the first of ``markers`` outside strings."""
     def finish(self) -> None:
         """End a root scalar at an externally known boundary."""
     def finish_scalar(self) -> bool: ...

@@ -1,9 +1,12 @@
 """Lexical end-of-value scanner for one streamed JSON value.
 
 It tracks only strings, escapes and container depth: no validation and no
-decoding, so callers forward the source text byte for byte.
+decoding, so callers forward the source text byte for byte. ``scan_to_marker``
+is the one loop every payload grammar with JSON values uses (the JSON envelope,
+DSML, Kimi): scan up to the next outer marker, where markers inside a JSON
+string are data; the caller supplies the marker search.
 """
-from cpython.unicode cimport PyUnicode_FindChar
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
 from libc.string cimport memchr
 
 __all__ = ['JsonValueScanner']
@@ -71,6 +74,25 @@ cdef class JsonValueScanner:
         if start < 0 or start > stop:
             raise ValueError(f'invalid scan range [{start}, {stop}) for text of length {size}')
         return self.feed_c(text, start, stop, False)
+
+    def feed_until(self, str text not None, tuple markers not None, Py_ssize_t start=0, end=None, *,
+                   bint final=False):
+        """Scan ``text[start:end]`` up to the value's end or the first of ``markers`` outside strings.
+
+        Returns ``(offset, at_marker)``. Without a marker the scan stops where a
+        partial marker may start (unless ``final``). At a marker a root scalar
+        is finished (the marker delimits it).
+        """
+        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
+        cdef Py_ssize_t stop = size if end is None else min(<Py_ssize_t>end, size)
+        cdef bint at_marker = False
+        if start < 0 or start > stop:
+            raise ValueError(f'invalid scan range [{start}, {stop}) for text of length {size}')
+        for marker in markers:
+            if not isinstance(marker, str) or not marker:
+                raise ValueError('markers must be non-empty strings')
+        pos = self.scan_to_marker(text, start, stop, markers, _any_marker_limit, final, &at_marker)
+        return pos, at_marker
 
     def finish(self) -> None:
         """End a root scalar at an externally known boundary."""
@@ -159,3 +181,58 @@ cdef class JsonValueScanner:
                     self.complete = True
                     return pos
         return pos
+
+    cdef Py_ssize_t scan_to_marker(self, str text, Py_ssize_t pos, Py_ssize_t size, object owner,
+                                   marker_limit_fn limit_of, bint final, bint *at_marker) except -1:
+        """Feed ``text[pos:size]`` up to the value's end or the next outer marker outside strings.
+
+        Returns the end of the scanned span (``complete`` tells whether the
+        value ended there). Stopping at a marker sets ``at_marker[0]`` and
+        finishes a root scalar: the marker delimits it.
+        """
+        cdef Py_ssize_t limit = -1
+        cdef bint marker = False
+        at_marker[0] = False
+        while True:
+            if self._in_string:
+                # Markers inside strings are data: scan to the string's end.
+                pos = self.feed_c(text, pos, size, True)
+                if self.complete or pos >= size:
+                    return pos
+                continue
+            # Search again only when a string carried the cursor past the last
+            # limit: one search per chunk, not one per short string.
+            if limit < pos:
+                limit = limit_of(owner, text, pos, size, final, &marker)
+            pos = self.feed_c(text, pos, limit, False)
+            if self.complete:
+                return pos
+            if self._in_string:
+                continue
+            if marker and pos == limit:
+                self.finish_c()
+                at_marker[0] = True
+            return pos
+
+
+cdef Py_ssize_t _any_marker_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                  bint *at_marker) except -1:
+    # The Python-level ``feed_until``: the first of a tuple of markers (not a hot path).
+    cdef Py_ssize_t best = -1, at, p
+    for marker in <tuple>owner:
+        at = PyUnicode_Find(text, marker, pos, size, 1)
+        if at >= 0 and (best < 0 or at < best):
+            best = at
+    at_marker[0] = best >= 0
+    if best >= 0:
+        return best
+    best = size
+    if not final:
+        for marker in <tuple>owner:
+            p = max(pos, size - PyUnicode_GET_LENGTH(marker) + 1)
+            while p < best:
+                if (<str>marker).startswith(text[p:size]):
+                    best = p
+                    break
+                p += 1
+    return best

@@ -82,6 +82,14 @@ def _function_name(str raw_id not None) -> str:
     return _name_of(raw_id, 0, PyUnicode_GET_LENGTH(raw_id))
 
 
+cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                                bint *at_marker) except -1:
+    # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
+    cdef Py_ssize_t at = (<KimiK2ToolParser>owner).seek(text, pos, size, _END_SET, final)
+    at_marker[0] = (<KimiK2ToolParser>owner)._hit >= 0
+    return at
+
+
 cdef class KimiK2ToolParser(ToolParser):
     """Kimi K2: ``<|tool_calls_section_begin|>`` sections of ``<|tool_call_begin|>`` calls."""
 
@@ -180,7 +188,8 @@ cdef class KimiK2ToolParser(ToolParser):
                                    bint final) except -1:
         """Forward the stable prefix of the argument value; switch phase when it ends."""
         cdef JsonValueScanner scanner = self._value_scanner
-        cdef Py_ssize_t start = pos, limit = -1, q
+        cdef Py_ssize_t start = pos, q
+        cdef bint at_marker = False
         cdef int kind
         cdef void *data
         if not scanner.started:
@@ -193,29 +202,10 @@ cdef class KimiK2ToolParser(ToolParser):
                 start = pos = q
             if q == size:
                 return pos
-        while True:
-            if scanner._in_string:
-                # Markers inside a JSON string are data.
-                pos = scanner.feed_c(text, pos, size, True)
-                if scanner.complete:
-                    self._phase = C_END
-                    break
-                if pos >= size:
-                    break
-                continue
-            if limit < pos:
-                limit = self.seek(text, pos, size, _END_SET, final)
-            pos = scanner.feed_c(text, pos, limit, False)
-            if scanner.complete:
-                self._phase = C_END
-                break
-            if scanner._in_string:
-                continue
-            if self._hit >= 0 and pos == limit:
-                # The call boundary also ends a scalar or a malformed value.
-                scanner.finish_c()
-                self._phase = C_END
-            break
+        pos = scanner.scan_to_marker(text, pos, size, self, _call_end_limit, final, &at_marker)
+        if scanner.complete or at_marker:
+            # The call boundary also ends a scalar or a malformed value.
+            self._phase = C_END
         if pos > start:
             self.emit_arguments(deltas, PyUnicode_Substring(text, start, pos))
         return pos
