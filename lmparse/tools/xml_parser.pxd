@@ -1,4 +1,5 @@
 from lmparse.tools.base cimport ToolParser
+from lmparse.tools.xml_values cimport HeldText
 
 
 cdef class XmlToolParser(ToolParser):
@@ -10,11 +11,8 @@ cdef class XmlToolParser(ToolParser):
     cdef object _arg_types
     cdef int _mode
     cdef int _suffix
-    # the held (undecided or buffered) value: a growable buffer of one PEP 393 kind
-    cdef char *_held
-    cdef Py_ssize_t _held_len
-    cdef Py_ssize_t _held_cap
-    cdef int _held_kind
+    # the held (undecided or buffered) value
+    cdef HeldText _held
     # output of the current feed: the first fragment, then the rest
     cdef str _out
     cdef list _frags
@@ -50,8 +48,6 @@ cdef class XmlToolParser(ToolParser):
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
     cdef int put_key(self, bint open_string) except -1
-    cdef int hold(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
-    cdef str take_held(self, Py_ssize_t a, Py_ssize_t b)
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
