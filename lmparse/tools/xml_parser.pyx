@@ -1,22 +1,29 @@
-"""Sequential, function-first XML-like tool calls (Qwen3-Coder, InternS2, GLM-4.5/4.7).
+"""The XML-like family's driver: sequential, function-first, tag-delimited tool calls.
 
-``XmlToolParser`` is the shared driver. It alone owns the parse state::
+``XmlToolParser`` alone owns the parse state::
 
     function -> arg_start -> arg_name -> arg_value -> arg_start ... -> call_end -> done
                                                                           |
                                                       (another call) -> function
 
-Dialects recognise syntax through hooks that return semantic results (or
-"need more text") and never touch the state. The driver streams argument
-values, builds the OpenAI ``function.arguments`` JSON object incrementally and
-converts held values by the request's JSON schema.
+Each step before a value is recognised by the dialect's compiled grammar
+(``xml_grammar``, built from the markers a dialect declares) or by a Python
+hook that overrides it; either returns a result the driver applies. The
+driver streams argument values, builds the OpenAI ``function.arguments`` JSON
+object incrementally and converts held values by the request's JSON schema
+(``xml_values``).
 """
 import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser, hook_overrides, longest_first
+from lmparse.tools.base cimport ToolParser
 from lmparse.tools.json_escape cimport json_string_body
+from lmparse.tools.xml_grammar import PHASE_NAMES
+from lmparse.tools.xml_grammar cimport (
+    PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
+    XH_CALL_END, XmlGrammar, XmlStep, grammar_for, python_step,
+)
 from lmparse.tools.xml_values cimport (
     HeldText, coerce_one, held_append, held_free, held_take, held_value_json, schema_types_c, span,
 )
@@ -34,14 +41,6 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
 
 cdef enum:
-    PH_FUNCTION = 0
-    PH_ARG_START = 1
-    PH_ARG_NAME = 2
-    PH_ARG_VALUE = 3
-    PH_CALL_END = 4
-    PH_DONE = 5
-
-cdef enum:
     M_UNDECIDED = 0
     M_BUFFERED = 1
     M_STREAMING = 2
@@ -55,18 +54,11 @@ cdef enum:
 
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
-cdef enum:
-    XH_FUNCTION = 1
-    XH_ARG_START = 2
-    XH_ARG_NAME = 4
-    XH_CALL_END = 8
-
 _set_spaces_between_special_tokens = _OwnRequest.spaces_between_special_tokens.__set__
 
-_PHASE_NAMES = ('function', 'arg_start', 'arg_name', 'arg_value', 'call_end', 'done')
-_XML_HOOK_NAMES = ('_consume_function', '_consume_arg_start', '_consume_arg_name', '_consume_call_end')
 
 __all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser', 'Glm47ToolParser']
+
 
 cdef inline Py_ssize_t _after_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
     """``a`` past one leading ``\\r\\n`` or ``\\n`` of ``text[a:b]``."""
@@ -84,8 +76,6 @@ cdef inline Py_ssize_t _before_newline(int kind, void *data, Py_ssize_t a, Py_ss
     if b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
         return b - 1
     return b
-
-
 cdef inline Py_ssize_t _find_char(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 ch) except -2:
     """``text.find(ch, pos, size)``; short spans (a token or so) are scanned in place."""
     cdef int kind
@@ -131,94 +121,66 @@ cdef inline str _json_body(str text, Py_ssize_t a, Py_ssize_t b):
     return span(text, a, b)
 
 
-cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
-    """``text[pos:size]`` is a non-empty proper prefix of ``tag``."""
-    cdef Py_ssize_t n = size - pos
-    cdef Py_ssize_t i
-    cdef int kind, tkind
-    cdef void *data
-    cdef void *tdata
-    if n <= 0 or n >= PyUnicode_GET_LENGTH(tag):
-        return False
-    kind = PyUnicode_KIND(text)
-    data = PyUnicode_DATA(text)
-    tkind = PyUnicode_KIND(tag)
-    tdata = PyUnicode_DATA(tag)
-    for i in range(n):
-        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(tkind, tdata, i):
-            return False
-    return True
+cdef inline object _step_name(str text, XmlStep *st):
+    if st.name_start < 0:
+        return None
+    return PyUnicode_Substring(text, st.name_start, st.name_end)
 
 
-cdef inline Py_ssize_t _skip_space(str text, Py_ssize_t pos, Py_ssize_t size):
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
-        pos += 1
-    return pos
-
-
-cdef inline Py_ssize_t _find_lt(str text, Py_ssize_t pos, Py_ssize_t size):
-    if pos >= size:
-        return -1
-    return PyUnicode_FindChar(text, u'<', pos, size, 1)
-
-
-cdef inline str _stripped(str text, Py_ssize_t a, Py_ssize_t b):
-    """``text[a:b].strip()``."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
-        a += 1
-    while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
-        b -= 1
-    return PyUnicode_Substring(text, a, b)
-
-
-cdef int _phase_code(object name, tuple allowed, str hook) except -1:
-    cdef int i
-    for i in range(len(_PHASE_NAMES)):
-        if _PHASE_NAMES[i] == name and name in allowed:
-            return i
-    raise ValueError(f'{hook} returned phase {name!r}; expected one of {allowed}')
-
-
-cdef Py_ssize_t _hook_pos(object value, Py_ssize_t pos, Py_ssize_t size, str hook) except -1:
-    if not isinstance(value, int) or isinstance(value, bool) or not pos <= value <= size:
-        raise ValueError(f'{hook} returned position {value!r}; expected an int in [{pos}, {size}]')
-    return value
+cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
+    if not 0 <= pos <= PyUnicode_GET_LENGTH(payload):
+        raise ValueError(f'position {pos} is outside the payload (length {PyUnicode_GET_LENGTH(payload)})')
+    return 0
 
 
 cdef class XmlToolParser(ToolParser):
     """Shared driver for sequential, function-first, tag-delimited tool calls.
 
-    Dialects set ``arg_value_close_tag`` (and optionally
-    ``arg_value_close_prefixes`` / ``strip_value_newlines``) and implement the
-    hooks ``_consume_function``, ``_consume_arg_start`` and
-    ``_consume_arg_name`` (plus ``_consume_call_end`` when one block may hold
-    several calls). A hook returns a tuple starting with the next cursor, or
-    ``None`` when it needs more text; it never consumes the outer close tag.
+    A dialect declares its markers (below) and ``arg_value_close_tag``; the
+    family compiles them once per class. A dialect whose syntax the markers
+    cannot say overrides the hooks ``_consume_function``,
+    ``_consume_arg_start`` and ``_consume_arg_name`` (plus
+    ``_consume_call_end`` when one block may hold several calls) in Python.
+    A hook returns a tuple starting with the next cursor, or ``None`` when it
+    needs more text; it never consumes the outer close tag.
     """
 
+    # ---- declarations (None: not part of the dialect) ----
+    # Opens a call; the function name follows. '': the name starts the call
+    # and runs to the first arg_open (or function_close / the close tag).
+    function_open = None
+    # Ends the name after function_open; None: the name runs as for ''.
+    function_name_end = None
+    # Opens an argument; its name follows, up to arg_name_end.
+    arg_open = None
+    arg_name_end = None
+    # Between the argument name and its value (text in between is dropped).
+    value_open = None
     # The marker that ends a raw argument value.
     arg_value_close_tag = None
-    # None: hold back every proper prefix of the value close tag (right for any
-    # chunking). A tuple: only these token-aligned prefixes.
+    # Ends a call; None: a call ends at the next function_open or the close tag.
+    function_close = None
+    # Several function_open calls may follow in one block.
+    multiple_calls = False
+    # Token-aligned proper prefixes a chunk may end with; None: hold back
+    # every proper prefix (right for any chunking).
+    function_open_prefixes = None
+    arg_open_prefixes = None
+    function_close_prefixes = None
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
 
     def __cinit__(self, *args, **kwargs):
-        cls = type(self)
-        close = cls.arg_value_close_tag
-        self._value_close = close if isinstance(close, str) and close else None
-        self._value_prefixes = longest_first(cls.arg_value_close_prefixes)
-        self._hold_all_value_prefixes = self._value_prefixes is None
-        if self._hold_all_value_prefixes:
-            self._value_prefixes = ()
-        self._strip_newlines = bool(cls.strip_value_newlines)
-        self._xml_hooks = hook_overrides(cls, _XML_HOOK_NAMES)
-        self._value_lead = self._value_close[0] if self._value_close is not None else 0
+        cdef XmlGrammar g = grammar_for(type(self))
+        self._grammar = g
+        self._value_close = g.value_close
+        self._value_lead = g.value_lead
+        self._value_prefixes = g.value_prefixes
+        self._hold_all_value_prefixes = g.hold_all_value_prefixes
+        self._strip_newlines = g.strip_newlines
+        self._xml_hooks = g.hooks
+        self._step.lead = g.block_lead(None)
         self._held.kind = 1
         self._out = None
         self._frags = []
@@ -226,6 +188,11 @@ cdef class XmlToolParser(ToolParser):
 
     def __dealloc__(self):
         held_free(&self._held)
+
+    @classmethod
+    def _xml_grammar(cls):
+        """The compiled grammar of this class's declarations (for inspection)."""
+        return grammar_for(cls)
 
     cdef _reset_call_state(self):
         self._phase = PH_FUNCTION
@@ -239,140 +206,88 @@ cdef class XmlToolParser(ToolParser):
         self._json_open = False
         self._json_closed = False
         self._arg_count = 0
-        self._resume = 0
+        self._step.resume = 0
 
     @property
     def _phase_name(self):
-        return _PHASE_NAMES[self._phase]
+        return PHASE_NAMES[self._phase]
 
     cdef int begin_block_c(self) except -1:
         if self._value_close is None:
             raise TypeError(f'{type(self).__name__}.arg_value_close_tag must be a non-empty str')
         ToolParser.begin_block_c(self)
+        self._step.lead = self._grammar.block_lead(self._close_tag)
         self.start_call(None)
         self._reset_call_state()
         self._out = None
         del self._frags[:]
         return 0
 
-    # ---- helpers for hooks -------------------------------------------------
-
-    cdef bint hold_tag_at(self, str payload, Py_ssize_t pos, str tag):
-        return _prefix_at(payload, pos, PyUnicode_GET_LENGTH(payload), tag)
-
-    cdef bint close_tag_at(self, str payload, Py_ssize_t pos):
-        close = self._close_tag
-        return close is not None and payload.startswith(close, pos)
-
-    # ---- C-level hooks: results in _out_*; -1 means "need more" ------------
-    # On -1 a hook sets _out_skip (text before it is junk the driver may drop)
-    # and _resume (chars after _out_skip already searched).
-
-    cdef Py_ssize_t function_c(self, str payload, Py_ssize_t pos, bint final) except -2:
-        raise NotImplementedError(f'{type(self).__name__}._consume_function has not been implemented')
-
-    cdef Py_ssize_t arg_start_c(self, str payload, Py_ssize_t pos) except -2:
-        raise NotImplementedError(f'{type(self).__name__}._consume_arg_start has not been implemented')
-
-    cdef Py_ssize_t arg_name_c(self, str payload, Py_ssize_t pos) except -2:
-        raise NotImplementedError(f'{type(self).__name__}._consume_arg_name has not been implemented')
-
-    cdef Py_ssize_t call_end_c(self, str payload, Py_ssize_t pos, bint final) except -2:
-        # One call per block: skip whitespace, the payload is done.
-        self._out_phase = PH_DONE
-        return _skip_space(payload, pos, PyUnicode_GET_LENGTH(payload))
-
-    # ---- Python-visible hooks (a Python subclass may override them) ---------
+    # ---- Python-visible hooks over the compiled grammar (a subclass may override them)
 
     def _consume_function(self, str payload not None, Py_ssize_t pos, bint final=False):
         """``(pos, name, "arg_start" | "done")`` or None; name None with "done" = empty block."""
-        self._resume = 0
-        cdef Py_ssize_t r = self.function_c(payload, pos, final)
+        _check_pos(payload, pos)
+        self._step.resume = 0
+        cdef Py_ssize_t r = self._grammar.function(self, payload, pos, final, &self._step)
         if r < 0:
             return None
-        return r, self._out_name, _PHASE_NAMES[self._out_phase]
+        return r, _step_name(payload, &self._step), PHASE_NAMES[self._step.phase]
 
     def _consume_arg_start(self, str payload not None, Py_ssize_t pos):
         """``(pos, "arg_name" | "done")`` or None."""
-        self._resume = 0
-        cdef Py_ssize_t r = self.arg_start_c(payload, pos)
+        _check_pos(payload, pos)
+        self._step.resume = 0
+        cdef Py_ssize_t r = self._grammar.arg_start(self, payload, pos, &self._step)
         if r < 0:
             return None
-        return r, _PHASE_NAMES[self._out_phase]
+        return r, PHASE_NAMES[self._step.phase]
 
     def _consume_arg_name(self, str payload not None, Py_ssize_t pos):
         """``(value_start, argument_name)`` or None."""
-        self._resume = 0
-        cdef Py_ssize_t r = self.arg_name_c(payload, pos)
+        _check_pos(payload, pos)
+        self._step.resume = 0
+        cdef Py_ssize_t r = self._grammar.arg_name(self, payload, pos, &self._step)
         if r < 0:
             return None
-        return r, self._out_name
+        return r, _step_name(payload, &self._step)
 
     def _consume_call_end(self, str payload not None, Py_ssize_t pos, bint final=False):
         """After a call: ``(pos, "function")`` when another call follows in this block, ``(pos, "done")`` otherwise."""
-        self._resume = 0
-        cdef Py_ssize_t r = self.call_end_c(payload, pos, final)
+        _check_pos(payload, pos)
+        self._step.resume = 0
+        cdef Py_ssize_t r = self._grammar.call_end(payload, pos, final, &self._step)
         if r < 0:
             return None
-        return r, _PHASE_NAMES[self._out_phase]
+        return r, PHASE_NAMES[self._step.phase]
 
     # ---- hook dispatch -------------------------------------------------------
 
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
-        cdef int bit
-        if phase == PH_FUNCTION:
-            bit = XH_FUNCTION
-        elif phase == PH_ARG_START:
-            bit = XH_ARG_START
-        elif phase == PH_ARG_NAME:
-            bit = XH_ARG_NAME
-        else:
-            bit = XH_CALL_END
+        cdef int bit = XH_CALL_END if phase == PH_CALL_END else 1 << phase  # XH_* of the phase
+        cdef Py_ssize_t r
+        cdef XmlGrammar g
         if not (self._xml_hooks & bit):
+            g = self._grammar
             if phase == PH_FUNCTION:
-                return self.function_c(text, pos, final)
+                r = g.function(self, text, pos, final, &self._step)
+                if r >= 0:
+                    self._out_name = _step_name(text, &self._step)
+                return r
             if phase == PH_ARG_START:
-                return self.arg_start_c(text, pos)
+                return g.arg_start(self, text, pos, &self._step)
             if phase == PH_ARG_NAME:
-                return self.arg_name_c(text, pos)
-            return self.call_end_c(text, pos, final)
-        # A Python hook: validate its result.
-        self._out_skip = pos
-        self._resume = 0
-        if pos >= size and not (final and phase == PH_CALL_END):
-            return -1
-        if phase == PH_FUNCTION:
-            hook = '_consume_function'
-            result = self._consume_function(text, pos, final)
-        elif phase == PH_ARG_START:
-            hook = '_consume_arg_start'
-            result = self._consume_arg_start(text, pos)
-        elif phase == PH_ARG_NAME:
-            hook = '_consume_arg_name'
-            result = self._consume_arg_name(text, pos)
-        else:
-            hook = '_consume_call_end'
-            result = self._consume_call_end(text, pos, final)
+                r = g.arg_name(self, text, pos, &self._step)
+                if r >= 0:
+                    self._out_name = _step_name(text, &self._step)
+                return r
+            return g.call_end(text, pos, final, &self._step)
+        result = python_step(self, phase, text, pos, size, final, &self._step)
         if result is None:
             return -1
-        if not isinstance(result, tuple) or len(result) != (3 if phase == PH_FUNCTION else 2):
-            raise ValueError(f'{type(self).__name__}.{hook} returned {result!r}; expected a tuple or None')
-        r = _hook_pos(result[0], pos, size, hook)
-        if phase == PH_FUNCTION:
-            name = result[1]
-            self._out_phase = _phase_code(result[2], ('arg_start', 'done'), hook)
-            if not (isinstance(name, str) or (name is None and self._out_phase == PH_DONE)):
-                raise ValueError(f'{type(self).__name__}.{hook} returned name {name!r}; expected a str')
-            self._out_name = name
-        elif phase == PH_ARG_START:
-            self._out_phase = _phase_code(result[1], ('arg_name', 'done'), hook)
-        elif phase == PH_ARG_NAME:
-            if not isinstance(result[1], str):
-                raise ValueError(f'{type(self).__name__}.{hook} returned name {result[1]!r}; expected a str')
-            self._out_name = result[1]
-        else:
-            self._out_phase = _phase_code(result[1], ('function', 'done'), hook)
-        return r
+        if phase == PH_FUNCTION or phase == PH_ARG_NAME:
+            self._out_name = (<tuple>result)[1]
+        return (<tuple>result)[0]
 
     # ---- the driver ------------------------------------------------------------
 
@@ -403,24 +318,24 @@ cdef class XmlToolParser(ToolParser):
                 break
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
-                if self._out_skip > pos:
-                    pos = self._out_skip
+                if self._step.skip > pos:
+                    pos = self._step.skip
                 break
             pos = r
-            self._resume = 0
+            self._step.resume = 0
             if phase == PH_FUNCTION:
                 name = self._out_name
                 if name is None:
                     self._phase = PH_DONE  # the block holds no call
                     continue
                 self.begin_function(deltas, name)
-                if self._out_phase == PH_DONE:
+                if self._step.phase == PH_DONE:
                     self.close_object()
                     self._phase = PH_CALL_END
                 else:
                     self._phase = PH_ARG_START
             elif phase == PH_ARG_START:
-                if self._out_phase == PH_ARG_NAME:
+                if self._step.phase == PH_ARG_NAME:
                     self._phase = PH_ARG_NAME
                 else:
                     self.close_object()
@@ -429,7 +344,7 @@ cdef class XmlToolParser(ToolParser):
                 self.begin_arg(self._out_name)
                 self._phase = PH_ARG_VALUE
             else:  # PH_CALL_END
-                if self._out_phase == PH_FUNCTION:
+                if self._step.phase == PH_FUNCTION:
                     if pos == self._last_call_end:
                         raise ValueError(f'{type(self).__name__}: hooks made no progress at {pos}')
                     self._last_call_end = pos
@@ -722,12 +637,7 @@ cdef class XmlToolParser(ToolParser):
         return coerce_one(raw_value, schema_type)[0]
 
 
-# ---- Qwen3-Coder / Qwen3.5 / InternS2 ------------------------------------------
-
-cdef str Q_FUNC = '<function='
-cdef str Q_FUNC_END = '</function>'
-cdef str Q_PARAM = '<parameter='
-
+# ---- dialects: declarations only ----------------------------------------------------
 
 cdef class Qwen3CoderToolParser(XmlToolParser):
     """Qwen3-Coder: ``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``.
@@ -737,8 +647,17 @@ cdef class Qwen3CoderToolParser(XmlToolParser):
 
     structural_tag_model = 'qwen_3_coder'
     reasoning_structural_tag_model = 'qwen_3_5'
+    function_open = '<function='
+    function_name_end = '>'
+    arg_open = '<parameter='
+    arg_name_end = '>'
     arg_value_close_tag = '</parameter>'
+    function_close = '</function>'
+    multiple_calls = True
     strip_value_newlines = True
+    # Prefixes: None (every proper prefix is held). Qwen's tokenizer splits
+    # these markers (e.g. '</', 'parameter', '>'), and the chunking tests
+    # split them anywhere.
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -747,88 +666,6 @@ cdef class Qwen3CoderToolParser(XmlToolParser):
     @classmethod
     def get_tool_close_tag(cls):
         return '</tool_call>'
-
-    cdef Py_ssize_t function_c(self, str payload, Py_ssize_t pos, bint final) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t p = pos, i, a, s, j
-        while True:
-            i = _find_lt(payload, p, size)
-            if i < 0:
-                self._out_skip = size
-                self._resume = 0
-                return -1
-            if payload.startswith(Q_FUNC, i):
-                a = i + PyUnicode_GET_LENGTH(Q_FUNC)
-                s = a
-                if i == pos and pos + self._resume > s:
-                    s = pos + self._resume
-                j = PyUnicode_FindChar(payload, u'>', s, size, 1) if s < size else -1
-                if j < 0:
-                    self._out_skip = i
-                    self._resume = size - i
-                    return -1
-                self._out_name = _stripped(payload, a, j)
-                self._out_phase = PH_ARG_START
-                return j + 1
-            if self.close_tag_at(payload, i):
-                self._out_name = None
-                self._out_phase = PH_DONE
-                return i
-            if not final and (_prefix_at(payload, i, size, Q_FUNC) or self.close_prefix_at(payload, i)):
-                self._out_skip = i
-                self._resume = 0
-                return -1
-            p = i + 1
-
-    cdef Py_ssize_t arg_start_c(self, str payload, Py_ssize_t pos) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t p = pos, i
-        while True:
-            i = _find_lt(payload, p, size)
-            if i < 0:
-                self._out_skip = size
-                self._resume = 0
-                return -1
-            if payload.startswith(Q_PARAM, i):
-                self._out_phase = PH_ARG_NAME
-                return i + PyUnicode_GET_LENGTH(Q_PARAM)
-            if payload.startswith(Q_FUNC_END, i):
-                self._out_phase = PH_DONE
-                return i + PyUnicode_GET_LENGTH(Q_FUNC_END)
-            if payload.startswith(Q_FUNC, i) or self.close_tag_at(payload, i):
-                # </function> is missing: the call ends here.
-                self._out_phase = PH_DONE
-                return i
-            if (_prefix_at(payload, i, size, Q_PARAM) or _prefix_at(payload, i, size, Q_FUNC_END)
-                    or _prefix_at(payload, i, size, Q_FUNC) or self.close_prefix_at(payload, i)):
-                self._out_skip = i
-                self._resume = 0
-                return -1
-            p = i + 1
-
-    cdef Py_ssize_t arg_name_c(self, str payload, Py_ssize_t pos) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t s = pos + self._resume
-        cdef Py_ssize_t j = PyUnicode_FindChar(payload, u'>', s, size, 1) if s < size else -1
-        if j < 0:
-            self._out_skip = pos
-            self._resume = size - pos
-            return -1
-        self._out_name = _stripped(payload, pos, j)
-        return j + 1
-
-    cdef Py_ssize_t call_end_c(self, str payload, Py_ssize_t pos, bint final) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t p = _skip_space(payload, pos, size)
-        if p < size and payload.startswith(Q_FUNC, p):
-            self._out_phase = PH_FUNCTION
-            return p
-        if not final and (p == size or _prefix_at(payload, p, size, Q_FUNC)):
-            self._out_skip = p
-            self._resume = 0
-            return -1
-        self._out_phase = PH_DONE
-        return p
 
 
 cdef class InternS2PreviewToolParser(Qwen3CoderToolParser):
@@ -845,17 +682,14 @@ cdef class InternS2PreviewToolParser(Qwen3CoderToolParser):
         return super().adjust_request(update_request(as_request(request), spaces_between_special_tokens=False))
 
 
-# ---- GLM-4.5 / GLM-4.7 -----------------------------------------------------------
-
-cdef str G_KEY = '<arg_key>'
-cdef str G_KEY_END = '</arg_key>'
-cdef str G_VALUE = '<arg_value>'
-
-
 cdef class Glm47ToolParser(XmlToolParser):
     """GLM-4.5 / 4.7: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
 
     structural_tag_model = 'glm_4_7'
+    function_open = ''  # the name is the text up to the first <arg_key>
+    arg_open = '<arg_key>'
+    arg_name_end = '</arg_key>'
+    value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
 
     @classmethod
@@ -865,73 +699,3 @@ cdef class Glm47ToolParser(XmlToolParser):
     @classmethod
     def get_tool_close_tag(cls):
         return '</tool_call>'
-
-    cdef Py_ssize_t function_c(self, str payload, Py_ssize_t pos, bint final) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t p = pos + self._resume, i
-        while True:
-            i = _find_lt(payload, p, size)
-            if i < 0:
-                if final and pos < size:
-                    # End of input: the rest is the name (LMDeploy's rule).
-                    name = _stripped(payload, pos, size)
-                    self._out_name = name if name else None
-                    self._out_phase = PH_DONE
-                    return size
-                self._out_skip = pos
-                self._resume = size - pos
-                return -1
-            if payload.startswith(G_KEY, i):
-                self._out_name = _stripped(payload, pos, i)
-                self._out_phase = PH_ARG_START
-                return i
-            if self.close_tag_at(payload, i):
-                name = _stripped(payload, pos, i)
-                self._out_name = name if name else None
-                self._out_phase = PH_DONE
-                return i
-            if not final and (_prefix_at(payload, i, size, G_KEY) or self.close_prefix_at(payload, i)):
-                self._out_skip = pos
-                self._resume = i - pos
-                return -1
-            p = i + 1
-
-    cdef Py_ssize_t arg_start_c(self, str payload, Py_ssize_t pos) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t p = pos, i
-        while True:
-            i = _find_lt(payload, p, size)
-            if i < 0:
-                self._out_skip = size
-                self._resume = 0
-                return -1
-            if payload.startswith(G_KEY, i):
-                self._out_phase = PH_ARG_NAME
-                return i + PyUnicode_GET_LENGTH(G_KEY)
-            if self.close_tag_at(payload, i):
-                self._out_phase = PH_DONE
-                return i
-            if _prefix_at(payload, i, size, G_KEY) or self.close_prefix_at(payload, i):
-                self._out_skip = i
-                self._resume = 0
-                return -1
-            p = i + 1
-
-    cdef Py_ssize_t arg_name_c(self, str payload, Py_ssize_t pos) except -2:
-        cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
-        cdef Py_ssize_t s = pos + self._resume
-        cdef Py_ssize_t k = PyUnicode_Find(payload, G_KEY_END, s, size, 1) if s < size else -1
-        cdef Py_ssize_t v
-        if k < 0:
-            self._out_skip = pos
-            self._resume = size - pos - PyUnicode_GET_LENGTH(G_KEY_END) + 1
-            if self._resume < 0:
-                self._resume = 0
-            return -1
-        v = PyUnicode_Find(payload, G_VALUE, k + PyUnicode_GET_LENGTH(G_KEY_END), size, 1)
-        if v < 0:
-            self._out_skip = pos
-            self._resume = k - pos
-            return -1
-        self._out_name = _stripped(payload, pos, k)
-        return v + PyUnicode_GET_LENGTH(G_VALUE)
