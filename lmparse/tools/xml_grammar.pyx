@@ -59,15 +59,19 @@ cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
     return True
 
 
-cdef bint _partial(str text, Py_ssize_t pos, Py_ssize_t size, str marker, tuple prefixes):
-    """``text[pos:size]`` may still grow into ``marker``: any proper prefix when
-    ``prefixes`` is None, else one of the declared token-aligned prefixes."""
-    if prefixes is None:
-        return _prefix_at(text, pos, size, marker)
+cdef bint _declared_prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, tuple prefixes):
     for prefix in prefixes:
         if PyUnicode_GET_LENGTH(prefix) == size - pos and text.endswith(prefix, pos):
             return True
     return False
+
+
+cdef inline bint _partial(str text, Py_ssize_t pos, Py_ssize_t size, str marker, tuple prefixes):
+    """``text[pos:size]`` may still grow into ``marker``: any proper prefix when
+    ``prefixes`` is None, else one of the declared token-aligned prefixes."""
+    if prefixes is None:
+        return _prefix_at(text, pos, size, marker)
+    return _declared_prefix_at(text, pos, size, prefixes)
 
 
 cdef inline bint _close_at(ToolParser owner, str text, Py_ssize_t pos):
@@ -97,28 +101,30 @@ cdef inline void _set_name(str text, Py_ssize_t a, Py_ssize_t b, bint none_if_em
     st.name_end = b
 
 
-cdef Py_ssize_t _next_lead(XmlGrammar g, ToolParser owner, str text, Py_ssize_t pos, Py_ssize_t size,
-                           XmlStep *st):
-    """The next offset where a marker or the close tag may start, or -1."""
-    cdef int kind
-    cdef void *data
-    cdef Py_UCS4 ch, close_lead = 0
-    if pos >= size:
-        return -1
-    if st.lead:
-        return PyUnicode_FindChar(text, st.lead, pos, size, 1)
+cdef Py_ssize_t _next_any_lead(XmlGrammar g, ToolParser owner, str text, Py_ssize_t pos, Py_ssize_t size):
     # Markers with different first characters: one pass over the text.
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 ch, close_lead = 0
     close = owner._close_tag
     if close:
         close_lead = PyUnicode_READ(PyUnicode_KIND(close), PyUnicode_DATA(close), 0)
-    kind = PyUnicode_KIND(text)
-    data = PyUnicode_DATA(text)
     while pos < size:
         ch = PyUnicode_READ(kind, data, pos)
         if ch == close_lead or PyUnicode_FindChar(g.leads, ch, 0, PyUnicode_GET_LENGTH(g.leads), 1) >= 0:
             return pos
         pos += 1
     return -1
+
+
+cdef inline Py_ssize_t _next_lead(XmlGrammar g, ToolParser owner, str text, Py_ssize_t pos, Py_ssize_t size,
+                                  XmlStep *st):
+    """The next offset where a marker or the close tag may start, or -1."""
+    if pos >= size:
+        return -1
+    if st.lead:
+        return PyUnicode_FindChar(text, st.lead, pos, size, 1)
+    return _next_any_lead(g, owner, text, pos, size)
 
 
 cdef Py_ssize_t _bare_name(XmlGrammar g, ToolParser owner, str payload, Py_ssize_t skip, Py_ssize_t a,
