@@ -40,7 +40,7 @@ cdef inline Py_ssize_t _find(str text, str marker, Py_ssize_t start, Py_ssize_t 
     return PyUnicode_Find(text, marker, start, size, 1)
 
 
-cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
+cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag) noexcept:
     """``text[pos:size]`` is a non-empty proper prefix of ``tag``."""
     cdef Py_ssize_t n = size - pos
     cdef Py_ssize_t i
@@ -59,14 +59,26 @@ cdef inline bint _prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, str tag):
     return True
 
 
-cdef bint _declared_prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, tuple prefixes):
+cdef bint _declared_prefix_at(str text, Py_ssize_t pos, Py_ssize_t size, tuple prefixes) noexcept:
+    """``text[pos:size]`` is one of ``prefixes``."""
+    cdef int kind = PyUnicode_KIND(text), pkind
+    cdef void *data = PyUnicode_DATA(text)
+    cdef void *pdata
+    cdef Py_ssize_t n = size - pos, i
     for prefix in prefixes:
-        if PyUnicode_GET_LENGTH(prefix) == size - pos and text.endswith(prefix, pos):
+        if PyUnicode_GET_LENGTH(prefix) != n:
+            continue
+        pkind = PyUnicode_KIND(prefix)
+        pdata = PyUnicode_DATA(prefix)
+        i = 0
+        while i < n and PyUnicode_READ(kind, data, pos + i) == PyUnicode_READ(pkind, pdata, i):
+            i += 1
+        if i == n:
             return True
     return False
 
 
-cdef inline bint _partial(str text, Py_ssize_t pos, Py_ssize_t size, str marker, tuple prefixes):
+cdef inline bint _partial(str text, Py_ssize_t pos, Py_ssize_t size, str marker, tuple prefixes) noexcept:
     """``text[pos:size]`` may still grow into ``marker``: any proper prefix when
     ``prefixes`` is None, else one of the declared token-aligned prefixes."""
     if prefixes is None:
