@@ -1,4 +1,6 @@
 from lmparse.tools.base cimport ToolParser
+from lmparse.tools.xml_grammar cimport XmlGrammar, XmlStep
+from lmparse.tools.xml_values cimport HeldText
 
 
 cdef class XmlToolParser(ToolParser):
@@ -10,11 +12,8 @@ cdef class XmlToolParser(ToolParser):
     cdef object _arg_types
     cdef int _mode
     cdef int _suffix
-    # the held (undecided or buffered) value: a growable buffer of one PEP 393 kind
-    cdef char *_held
-    cdef Py_ssize_t _held_len
-    cdef Py_ssize_t _held_cap
-    cdef int _held_kind
+    # the held (undecided or buffered) value
+    cdef HeldText _held
     # output of the current feed: the first fragment, then the rest
     cdef str _out
     cdef list _frags
@@ -22,25 +21,18 @@ cdef class XmlToolParser(ToolParser):
     cdef bint _json_closed
     cdef Py_ssize_t _arg_count
     cdef Py_ssize_t _last_call_end
-    # dialect configuration, read once per instance
+    # the dialect's compiled declarations, and what the hot path reads of them
+    cdef XmlGrammar _grammar
     cdef str _value_close
     cdef Py_UCS4 _value_lead
     cdef tuple _value_prefixes
     cdef bint _hold_all_value_prefixes
     cdef bint _strip_newlines
     cdef int _xml_hooks
-    # hook results (written by a hook, applied by the driver)
+    # the last grammar or hook step (results written by it, applied by the driver)
+    cdef XmlStep _step
     cdef object _out_name
-    cdef int _out_phase
-    cdef Py_ssize_t _out_skip
-    cdef Py_ssize_t _resume
 
-    cdef Py_ssize_t function_c(self, str payload, Py_ssize_t pos, bint final) except -2
-    cdef Py_ssize_t arg_start_c(self, str payload, Py_ssize_t pos) except -2
-    cdef Py_ssize_t arg_name_c(self, str payload, Py_ssize_t pos) except -2
-    cdef Py_ssize_t call_end_c(self, str payload, Py_ssize_t pos, bint final) except -2
-    cdef bint hold_tag_at(self, str payload, Py_ssize_t pos, str tag)
-    cdef bint close_tag_at(self, str payload, Py_ssize_t pos)
     cdef _reset_call_state(self)
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
     cdef int put(self, str fragment) except -1
@@ -50,8 +42,6 @@ cdef class XmlToolParser(ToolParser):
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
     cdef int put_key(self, bint open_string) except -1
-    cdef int hold(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
-    cdef str take_held(self, Py_ssize_t a, Py_ssize_t b)
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1

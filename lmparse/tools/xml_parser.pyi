@@ -4,6 +4,7 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import disjoint_base
 
 from lmparse.tools.base import ToolParser
+from lmparse.tools.xml_grammar import XmlGrammar
 
 __all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser', 'Glm47ToolParser']
 
@@ -11,14 +12,28 @@ __all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser',
 class XmlToolParser(ToolParser):
     """Shared driver for sequential, function-first, tag-delimited tool calls."""
 
+    # Declarations, compiled once per class (None: not part of the dialect).
+    function_open: ClassVar[str | None]  # '': the name starts the call
+    function_name_end: ClassVar[str | None]
+    arg_open: ClassVar[str | None]
+    arg_name_end: ClassVar[str | None]
+    value_open: ClassVar[str | None]
     arg_value_close_tag: ClassVar[str | None]
-    # None: hold back every proper prefix of the value close tag.
+    function_close: ClassVar[str | None]
+    multiple_calls: ClassVar[bool]
+    # Token-aligned proper prefixes; None: hold back every proper prefix.
+    function_open_prefixes: ClassVar[tuple[str, ...] | None]
+    arg_open_prefixes: ClassVar[tuple[str, ...] | None]
+    function_close_prefixes: ClassVar[tuple[str, ...] | None]
     arg_value_close_prefixes: ClassVar[tuple[str, ...] | None]
     strip_value_newlines: ClassVar[bool]
     _func_name: str | None
     _arg_name: str | None
     @property
     def _phase_name(self) -> str: ...
+    @classmethod
+    def _xml_grammar(cls) -> XmlGrammar:
+        """The compiled grammar of this class's declarations (for inspection)."""
     def _consume_function(
         self, payload: str, pos: int, final: bool = False,
     ) -> tuple[int, str | None, Literal['arg_start', 'done']] | None:

@@ -1,0 +1,69 @@
+cimport cython
+
+from lmparse.tools.base cimport ToolParser
+
+# Driver phases; the grammar reports the phase a matched marker leads to.
+cdef enum:
+    PH_FUNCTION = 0
+    PH_ARG_START = 1
+    PH_ARG_NAME = 2
+    PH_ARG_VALUE = 3
+    PH_CALL_END = 4
+    PH_DONE = 5
+
+# Hooks a Python subclass overrides (bit per hook); the others run compiled.
+cdef enum:
+    XH_FUNCTION = 1
+    XH_ARG_START = 2
+    XH_ARG_NAME = 4
+    XH_CALL_END = 8
+
+
+cdef struct XmlStep:
+    # After a match: the phase it leads to and, for a name, its stripped span
+    # (name_start -1: no name, the block holds no call).
+    int phase
+    Py_ssize_t name_start
+    Py_ssize_t name_end
+    # After "need more text": the text before ``skip`` is junk the driver may
+    # drop, and ``resume`` characters after it were already searched.
+    Py_ssize_t skip
+    Py_ssize_t resume
+    # The first character of every scanned marker and of the block's close tag
+    # (0 when they differ); set by the driver per block.
+    Py_UCS4 lead
+
+
+@cython.final
+cdef class XmlGrammar:
+    cdef readonly str function_open
+    cdef readonly str function_name_end
+    cdef readonly str arg_open
+    cdef readonly str arg_name_end
+    cdef readonly str value_open
+    cdef readonly str function_close
+    cdef readonly bint multiple_calls
+    cdef readonly tuple function_open_prefixes
+    cdef readonly tuple arg_open_prefixes
+    cdef readonly tuple function_close_prefixes
+    # the value side, copied into each parser
+    cdef readonly str value_close
+    cdef Py_UCS4 value_lead
+    cdef tuple value_prefixes
+    cdef bint hold_all_value_prefixes
+    cdef readonly bint strip_newlines
+    cdef int hooks
+    # first characters of the scanned markers
+    cdef Py_UCS4 lead
+    cdef str leads
+
+    cdef Py_UCS4 block_lead(self, object close_tag)
+    cdef Py_ssize_t function(self, ToolParser owner, str payload, Py_ssize_t pos, bint final, XmlStep *st) except -2
+    cdef Py_ssize_t arg_start(self, ToolParser owner, str payload, Py_ssize_t pos, XmlStep *st) except -2
+    cdef Py_ssize_t arg_name(self, ToolParser owner, str payload, Py_ssize_t pos, XmlStep *st) except -2
+    cdef Py_ssize_t call_end(self, str payload, Py_ssize_t pos, bint final, XmlStep *st) except -2
+
+
+cdef XmlGrammar grammar_for(type cls)
+cdef object python_step(ToolParser owner, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
+                        XmlStep *st)

@@ -1,0 +1,601 @@
+"""Held argument values of the XML-like family: their buffer and their JSON text.
+
+A value held whole (quoted, or typed by the request's schema) is kept in a
+``HeldText`` buffer until its close tag and converted once. The result must be exactly
+``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)``; C checks prove the
+common cases (canonical JSON numbers, literals, arrays, objects) without
+decoding, and anything else takes the Python path.
+"""
+import json
+import math
+
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromString
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.unicode cimport PyUnicode_Substring
+from libc.math cimport isfinite
+from libc.string cimport memcmp, memcpy
+
+from lmparse.tools.json_chars cimport lmp_next_special1, lmp_next_special2, lmp_next_special4
+
+cdef extern from "Python.h":
+    ctypedef unsigned char Py_UCS1
+    ctypedef unsigned short Py_UCS2
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    void PyUnicode_WRITE(int kind, void *data, Py_ssize_t index, Py_UCS4 value) nogil
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+
+__all__ = ['schema_types', 'coerce_value']
+
+# ---- the Python definition (once per held value; plain Python is fine) -------
+
+
+def _reject_constant(name):
+    raise ValueError(f'{name} is not JSON')
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f'{text} overflows a double')
+    return value
+
+
+# NaN / Infinity / overflowing numbers would serialize to invalid JSON: reject them.
+_loads = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
+
+
+cdef tuple coerce_one(str raw, object schema_type):
+    """``(value, converted)``: ``raw`` as ``schema_type``; ``(raw, False)`` when it is not one."""
+    s = raw.strip()
+    if schema_type is None or schema_type == 'string':
+        if s.startswith('"'):
+            try:
+                value = _loads(s)
+            except (ValueError, RecursionError):
+                return raw, True
+            if isinstance(value, str):
+                return value, True
+        return raw, True
+    if schema_type == 'boolean':
+        lowered = s.lower()
+        if lowered == 'true':
+            return True, True
+        if lowered == 'false':
+            return False, True
+        return raw, False
+    if schema_type == 'null':
+        return (None, True) if s.lower() == 'null' else (raw, False)
+    if schema_type not in ('integer', 'number', 'array', 'object'):
+        return raw, False
+    try:
+        value = _loads(s)
+    except (ValueError, RecursionError):
+        return raw, False
+    if schema_type == 'integer':
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif schema_type == 'number':
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif schema_type == 'array':
+        ok = isinstance(value, list)
+    else:
+        ok = isinstance(value, dict)
+    return (value, True) if ok else (raw, False)
+
+
+cdef object _coerce_arg(str raw, object types):
+    """Convert a complete held value; ``types`` is ``schema_types_c`` of its schema or None."""
+    if types is None:
+        return raw  # no schema for this parameter: the text as written
+    if not types:
+        return coerce_one(raw, None)[0]
+    if len(types) == 1:
+        return coerce_one(raw, types[0])[0]
+    for schema_type in types:
+        value, ok = coerce_one(raw, schema_type)
+        if ok:
+            return value
+    return raw
+
+
+cdef tuple schema_types_c(object schema, int depth):
+    """Candidate JSON types of a parameter schema: non-null types in order, then ``null``.
+
+    ``type`` (a string or a list) wins; otherwise the branches of ``anyOf`` /
+    ``oneOf`` are collected. ``()`` means the schema names no type.
+    """
+    cdef bint plain = type(schema) is dict  # C lookups; a dict subclass keeps its own get()
+    declared = (<dict>schema).get('type') if plain else schema.get('type')
+    cdef list found = []
+    cdef list ordered
+    if isinstance(declared, str):
+        return (declared,)
+    if isinstance(declared, list):
+        found = [t for t in declared if isinstance(t, str)]
+    elif depth < 8:
+        for key in ('anyOf', 'oneOf'):
+            branches = (<dict>schema).get(key) if plain else schema.get(key)
+            if isinstance(branches, list):
+                for branch in branches:
+                    if isinstance(branch, dict):
+                        found.extend(schema_types_c(branch, depth + 1))
+    ordered = []
+    for t in found:
+        if t != 'null' and t not in ordered:
+            ordered.append(t)
+    if 'null' in found:
+        ordered.append('null')
+    return tuple(ordered)
+
+
+def schema_types(schema, int depth=0):
+    """Candidate JSON types of a parameter schema (see ``schema_types_c``)."""
+    return schema_types_c(schema, depth)
+
+
+def coerce_value(str raw not None, schema_type=None):
+    """``raw`` converted to ``schema_type``; the original text when it is not one."""
+    return coerce_one(raw, schema_type)[0]
+
+
+
+# ---- C fast paths (exactly json.dumps(_coerce_arg(...))) ---------------------
+# Each returns the JSON text the driver would emit, or None when the answer is
+# not cheaply provable: the caller then takes the Python path above.
+
+cdef object _FALLBACK = object()
+cdef object _QUOTED = object()  # json.dumps of the raw value as a string
+
+# Nesting bound of the canonical check: far below any recursion limit that
+# could make json.loads / json.dumps fail on the same text.
+cdef int _CANON_MAX_DEPTH = 64
+# Object keys compared pairwise up to this count, then through a set.
+cdef enum:
+    _KEY_SPANS = 16
+
+
+cdef inline bint _is_lower_hex(Py_UCS4 ch) noexcept:
+    return (u'0' <= ch <= u'9') or (u'a' <= ch <= u'f')
+
+
+ctypedef fused ucs_t:
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
+
+
+cdef inline Py_ssize_t _canon_string_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+    """End of the JSON string at ``pos`` when it is exactly ``json.dumps`` of its value, else -1.
+
+    Canonical (``ensure_ascii=False``): only ``"``, the backslash and controls are
+    escaped, with ``\\b \\f \\n \\r \\t`` or lower-case ``\\u00xx``.
+    """
+    cdef Py_ssize_t i = pos + 1
+    cdef Py_UCS4 ch, e
+    while i < n:
+        # skip plain characters in bulk
+        if ucs_t is Py_UCS1:
+            i = lmp_next_special1(data, i, n)
+        elif ucs_t is Py_UCS2:
+            i = lmp_next_special2(data, i, n)
+        else:
+            i = lmp_next_special4(data, i, n)
+        if i >= n:
+            return -1
+        ch = <Py_UCS4>data[i]
+        if ch == u'"':
+            return i + 1
+        if ch < 0x20:
+            return -1  # a raw control character: not valid JSON
+        if ch == u'\\':
+            if i + 1 >= n:
+                return -1
+            e = <Py_UCS4>data[i + 1]
+            if e == u'"' or e == u'\\' or e == u'b' or e == u'f' or e == u'n' or e == u'r' or e == u't':
+                i += 2
+                continue
+            if e != u'u' or i + 5 >= n:
+                return -1
+            # \\u00XX for a control character without a short escape
+            if <Py_UCS4>data[i + 2] != u'0' or <Py_UCS4>data[i + 3] != u'0':
+                return -1
+            ch = <Py_UCS4>data[i + 4]
+            e = <Py_UCS4>data[i + 5]
+            if not (ch == u'0' or ch == u'1') or not _is_lower_hex(e):
+                return -1
+            if ch == u'0' and (e == u'8' or e == u'9' or e == u'a' or e == u'c' or e == u'd'):
+                return -1
+            i += 6
+            continue
+        i += 1
+    return -1
+
+
+cdef Py_ssize_t _number_end_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
+    """End of the JSON number token at ``pos`` (JSON grammar), else -1."""
+    cdef Py_ssize_t i = pos
+    cdef Py_UCS4 ch
+    is_int[0] = True
+    if i < n and <Py_UCS4>data[i] == u'-':
+        i += 1
+    if i >= n:
+        return -1
+    ch = <Py_UCS4>data[i]
+    if ch == u'0':
+        i += 1
+    elif u'1' <= ch <= u'9':
+        i += 1
+        while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
+            i += 1
+    else:
+        return -1
+    if i < n and <Py_UCS4>data[i] == u'.':
+        i += 1
+        if i >= n or not (u'0' <= <Py_UCS4>data[i] <= u'9'):
+            return -1
+        while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
+            i += 1
+        is_int[0] = False
+    if i < n:
+        ch = <Py_UCS4>data[i]
+        if ch == u'e' or ch == u'E':
+            i += 1
+            if i < n:
+                ch = <Py_UCS4>data[i]
+                if ch == u'+' or ch == u'-':
+                    i += 1
+            if i >= n or not (u'0' <= <Py_UCS4>data[i] <= u'9'):
+                return -1
+            while i < n and u'0' <= <Py_UCS4>data[i] <= u'9':
+                i += 1
+            is_int[0] = False
+    return i
+
+
+cdef inline bint _canon_int_t(const ucs_t *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    """A JSON integer token that ``int`` re-renders unchanged (no ``-0``, few digits)."""
+    cdef Py_ssize_t digits = b - a
+    if <Py_UCS4>data[a] == u'-':
+        digits -= 1
+        if digits == 1 and <Py_UCS4>data[a + 1] == u'0':
+            return False
+    return digits <= 18
+
+
+cdef inline bint _literal_at_t(const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, str word) noexcept:
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(word)
+    cdef int wkind = PyUnicode_KIND(word)
+    cdef void *wdata = PyUnicode_DATA(word)
+    cdef Py_ssize_t i
+    if n - pos < m:
+        return False
+    for i in range(m):
+        if <Py_UCS4>data[pos + i] != PyUnicode_READ(wkind, wdata, i):
+            return False
+    return True
+
+
+cdef inline bint _same_span_t(const ucs_t *data, Py_ssize_t a1, Py_ssize_t b1, Py_ssize_t a2, Py_ssize_t b2) noexcept:
+    if b1 - a1 != b2 - a2:
+        return False
+    return memcmp(data + a1, data + a2, <size_t>(b1 - a1) * sizeof(ucs_t)) == 0
+
+
+cdef Py_ssize_t _canon_scalar_t(str s, const ucs_t *data, Py_ssize_t pos, Py_ssize_t n) except -2:
+    """``_canon_value_t`` for a value that is not an array or object."""
+    cdef Py_UCS4 ch = <Py_UCS4>data[pos]
+    cdef Py_ssize_t end
+    cdef bint is_int
+    if ch == u'"':
+        return _canon_string_t(data, pos, n)
+    if ch == u't':
+        return pos + 4 if _literal_at_t(data, pos, n, 'true') else -1
+    if ch == u'f':
+        return pos + 5 if _literal_at_t(data, pos, n, 'false') else -1
+    if ch == u'n':
+        return pos + 4 if _literal_at_t(data, pos, n, 'null') else -1
+    end = _number_end_t(data, pos, n, &is_int)
+    if end < 0:
+        return -1
+    if is_int:
+        return end if _canon_int_t(data, pos, end) else -1
+    # A float: canonical when repr() gives the token back (that also rules out overflow).
+    token = PyUnicode_Substring(s, pos, end)
+    return end if repr(PyFloat_FromString(token)) == token else -1
+
+
+cdef Py_ssize_t _canon_value_t(str s, const ucs_t *data, Py_ssize_t pos, Py_ssize_t n, int depth) except -2:
+    """End of the JSON value at ``pos`` when ``json.dumps(json.loads(v)) == v``
+    (with the module's ``_loads``), else -1 (not canonical, or not provably so).
+    """
+    cdef Py_UCS4 ch, item, ch2, close
+    cdef Py_ssize_t end, key_end, i, nkeys
+    cdef Py_ssize_t starts[_KEY_SPANS]
+    cdef Py_ssize_t ends[_KEY_SPANS]
+    cdef set seen
+    if pos >= n:
+        return -1
+    ch = <Py_UCS4>data[pos]
+    if ch != u'[' and ch != u'{':
+        return _canon_scalar_t(s, data, pos, n)
+    if depth >= _CANON_MAX_DEPTH:
+        return -1
+    if ch == u'[':
+        close = u']'
+    else:
+        close = u'}'
+    pos += 1
+    if pos < n and <Py_UCS4>data[pos] == close:
+        return pos + 1
+    nkeys = 0
+    seen = None
+    while True:
+        if ch == u'{':
+            if pos >= n or <Py_UCS4>data[pos] != u'"':
+                return -1
+            key_end = _canon_string_t(data, pos, n)
+            if key_end < 0:
+                return -1
+            # Duplicate keys collapse in json.loads: not canonical.
+            # (Canonical escapes are unique, so equal text means equal keys.)
+            if seen is not None:
+                key = PyUnicode_Substring(s, pos, key_end)
+                if key in seen:
+                    return -1
+                seen.add(key)
+            else:
+                for i in range(nkeys):
+                    if _same_span_t(data, starts[i], ends[i], pos, key_end):
+                        return -1
+                if nkeys < _KEY_SPANS:
+                    starts[nkeys] = pos
+                    ends[nkeys] = key_end
+                    nkeys += 1
+                else:
+                    seen = set()
+                    for i in range(nkeys):
+                        seen.add(PyUnicode_Substring(s, starts[i], ends[i]))
+                    seen.add(PyUnicode_Substring(s, pos, key_end))
+            if (key_end + 1 >= n or <Py_UCS4>data[key_end] != u':'
+                    or <Py_UCS4>data[key_end + 1] != u' '):
+                return -1
+            pos = key_end + 2
+        if pos >= n:
+            return -1
+        # Items: strings and other scalars without the nesting call.
+        item = <Py_UCS4>data[pos]
+        if item == u'"':
+            end = _canon_string_t(data, pos, n)
+        elif item == u'[' or item == u'{':
+            end = _canon_value_t(s, data, pos, n, depth + 1)
+        else:
+            end = _canon_scalar_t(s, data, pos, n)
+        if end < 0 or end >= n:
+            return -1
+        ch2 = <Py_UCS4>data[end]
+        if ch2 == close:
+            return end + 1
+        if ch2 != u',' or end + 1 >= n or <Py_UCS4>data[end + 1] != u' ':
+            return -1
+        pos = end + 2
+
+
+cdef Py_ssize_t _canon_string(int kind, void *data, Py_ssize_t pos, Py_ssize_t n) noexcept:
+    if kind == 1:
+        return _canon_string_t(<const Py_UCS1 *>data, pos, n)
+    if kind == 2:
+        return _canon_string_t(<const Py_UCS2 *>data, pos, n)
+    return _canon_string_t(<const Py_UCS4 *>data, pos, n)
+
+
+cdef Py_ssize_t _number_end(int kind, void *data, Py_ssize_t pos, Py_ssize_t n, bint *is_int) noexcept:
+    if kind == 1:
+        return _number_end_t(<const Py_UCS1 *>data, pos, n, is_int)
+    if kind == 2:
+        return _number_end_t(<const Py_UCS2 *>data, pos, n, is_int)
+    return _number_end_t(<const Py_UCS4 *>data, pos, n, is_int)
+
+
+cdef bint _canon_int(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    if kind == 1:
+        return _canon_int_t(<const Py_UCS1 *>data, a, b)
+    if kind == 2:
+        return _canon_int_t(<const Py_UCS2 *>data, a, b)
+    return _canon_int_t(<const Py_UCS4 *>data, a, b)
+
+
+cdef Py_ssize_t _canon_value(str s, int kind, void *data, Py_ssize_t pos, Py_ssize_t n) except -2:
+    """End of the JSON value at ``pos`` when ``json.dumps(json.loads(v)) == v``, else -1."""
+    if kind == 1:
+        return _canon_value_t(s, <const Py_UCS1 *>data, pos, n, 0)
+    if kind == 2:
+        return _canon_value_t(s, <const Py_UCS2 *>data, pos, n, 0)
+    return _canon_value_t(s, <const Py_UCS4 *>data, pos, n, 0)
+
+
+cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word) noexcept:
+    """``text[a:b].lower() == word`` for ASCII text: 1 / 0; -1 when the text is not ASCII."""
+    cdef Py_ssize_t i
+    cdef unsigned int ch  # not Py_UCS4: Cython adds to a Py_UCS4 as a str
+    cdef bint equal = b - a == PyUnicode_GET_LENGTH(word)
+    for i in range(a, b):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch >= 0x80:
+            return -1
+        if equal:
+            if u'A' <= ch <= u'Z':
+                ch += 32
+            if ch != PyUnicode_READ(PyUnicode_KIND(word), PyUnicode_DATA(word), i - a):
+                equal = False
+    return 1 if equal else 0
+
+
+cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type):
+    """``coerce_one(raw, schema_type)`` for the value whose stripped text is ``text[a:b]``:
+    its value's JSON text when converted, ``_QUOTED`` when converted to the raw
+    string itself, None when not converted (``raw`` stays), ``_FALLBACK`` when
+    that is not cheaply provable.
+    """
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t end
+    cdef Py_UCS4 first = PyUnicode_READ(kind, data, a) if b > a else 0
+    cdef bint is_int
+    cdef int r
+    if schema_type is not None and type(schema_type) is not str:
+        return _FALLBACK
+    if schema_type is None or schema_type == 'string':
+        if first != u'"':
+            return _QUOTED
+        if _canon_string(kind, data, a, b) == b:
+            return span(text, a, b)
+        return _FALLBACK
+    if schema_type == 'boolean':
+        r = _ascii_word(kind, data, a, b, 'true')
+        if r == 1:
+            return 'true'
+        if r < 0:
+            return _FALLBACK
+        r = _ascii_word(kind, data, a, b, 'false')
+        if r == 1:
+            return 'false'
+        return _FALLBACK if r < 0 else None
+    if schema_type == 'null':
+        r = _ascii_word(kind, data, a, b, 'null')
+        if r == 1:
+            return 'null'
+        return _FALLBACK if r < 0 else None
+    if schema_type == 'integer' or schema_type == 'number':
+        # Only a whole JSON number token loads as an int / float.
+        if not (first == u'-' or u'0' <= first <= u'9'):
+            return None
+        end = _number_end(kind, data, a, b, &is_int)
+        if end != b:
+            return _FALLBACK if end < 0 else None
+        if is_int:
+            if _canon_int(kind, data, a, b):
+                return span(text, a, b)
+            return _FALLBACK
+        if schema_type == 'integer':
+            return None  # a float (or an overflow, rejected by _loads)
+        value = PyFloat_FromString(span(text, a, b))  # what _loads does with a float token
+        return repr(value) if isfinite(PyFloat_AS_DOUBLE(value)) else None
+    if schema_type == 'array' or schema_type == 'object':
+        if schema_type == 'array':
+            if first != u'[':
+                return None  # loads gives another type or fails
+        elif first != u'{':
+            return None
+        if _canon_value(text, kind, data, a, b) == b:
+            return span(text, a, b)
+        return _FALLBACK
+    return None  # not a JSON type name
+
+
+cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
+    """``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)`` for ``raw = text[a:b]``:
+    that JSON text, ``_QUOTED`` for ``json.dumps(raw)``, or None when not cheaply exact.
+    """
+    cdef int kind
+    cdef void *data
+    if types is None:
+        return _QUOTED
+    if type(types) is not tuple:
+        return None
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+        a += 1
+    while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+        b -= 1
+    if not types:
+        out = _fast_one(text, a, b, None)
+        return None if out is _FALLBACK else out
+    for schema_type in <tuple>types:
+        out = _fast_one(text, a, b, schema_type)
+        if out is _FALLBACK:
+            return None
+        if out is not None:
+            return out
+    return _QUOTED
+
+
+
+cdef str held_value_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
+    """``json.dumps(_coerce_arg(text[a:b], types), ensure_ascii=False)``, or None when
+    that is the raw text as a JSON string (the caller escapes it without a copy).
+    """
+    out = _fast_arg_json(text, a, b, types)
+    if out is None:
+        return json.dumps(_coerce_arg(span(text, a, b), types), ensure_ascii=False)
+    if out is _QUOTED:
+        return None
+    return <str>out
+
+
+# ---- the held value: its text in one PEP 393 kind, grown as needed ------------------
+# A buffer larger than this (bytes) is freed after its value, not kept for
+# reuse: a parser keeps no copy of text it has already converted.
+cdef Py_ssize_t _HELD_KEEP = 1 << 10
+
+
+cdef int held_append(HeldText *h, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+    """Append ``text[a:b]`` to the held value."""
+    cdef Py_ssize_t n = b - a, need = h.len + n, cap, i
+    cdef int kind = PyUnicode_KIND(text), hkind = h.kind
+    cdef void *data = PyUnicode_DATA(text)
+    cdef char *grown
+    if n <= 0:
+        return 0
+    if h.len == 0 and kind < hkind:  # a new value: narrow the empty buffer again
+        h.cap = h.cap * hkind // kind
+        h.kind = hkind = kind
+    if kind > hkind or need > h.cap:
+        cap = h.cap if h.cap >= 64 else 64
+        while cap < need:
+            cap *= 2
+        if kind > hkind:  # a wider character: convert what is held
+            grown = <char *>PyMem_Malloc(cap * kind)
+            if grown is NULL:
+                raise MemoryError()
+            for i in range(h.len):
+                PyUnicode_WRITE(kind, grown, i, PyUnicode_READ(hkind, h.data, i))
+            PyMem_Free(h.data)
+            h.kind = hkind = kind
+        else:
+            grown = <char *>PyMem_Realloc(h.data, cap * hkind)
+            if grown is NULL:
+                raise MemoryError()
+        h.data = grown
+        h.cap = cap
+    if kind == hkind:
+        if n == 1:
+            PyUnicode_WRITE(kind, h.data, h.len, PyUnicode_READ(kind, data, a))
+        else:
+            memcpy(h.data + h.len * kind, <char *>data + a * kind, n * kind)
+    else:
+        for i in range(n):
+            PyUnicode_WRITE(hkind, h.data, h.len + i, PyUnicode_READ(kind, data, a + i))
+    h.len = need
+    return 0
+
+
+cdef str held_take(HeldText *h, Py_ssize_t a, Py_ssize_t b):
+    """``held[a:b]`` as a str; the buffer is emptied."""
+    cdef str out = PyUnicode_FromKindAndData(h.kind, h.data + a * h.kind, b - a)
+    h.len = 0
+    if h.cap * h.kind > _HELD_KEEP:
+        PyMem_Free(h.data)
+        h.data = NULL
+        h.cap = 0
+        h.kind = 1
+    return out
+
+
+cdef void held_free(HeldText *h) noexcept:
+    PyMem_Free(h.data)
+    h.data = NULL
+    h.len = h.cap = 0
+    h.kind = 1
