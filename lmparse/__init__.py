@@ -1,11 +1,6 @@
 """lmparse: fast streaming parsers for LLM output (content, reasoning, tool calls)."""
 from lmparse.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ToolCall
-from lmparse.reasoning import (
-    DeepSeekV3ReasoningParser,
-    DeepSeekV4ReasoningParser,
-    DeepSeekV32ReasoningParser,
-    ReasoningParser,
-)
+from lmparse.reasoning import ReasoningParser
 from lmparse.registry import (
     LEGACY_REASONING_PARSER_NAMES,
     ReasoningParserManager,
@@ -15,27 +10,29 @@ from lmparse.registry import (
 )
 from lmparse.request import ChatCompletionRequest, dump_tools
 from lmparse.response import BaseResponseParser, ResponseParser
+from lmparse.harmony import HarmonyResponseParser, HarmonyToolParser
 from lmparse.tools import (
-    DeepSeekV4ToolParser,
-    DeepSeekV32ToolParser,
-    Glm47ToolParser,
-    InternS2PreviewToolParser,
-    Internlm2ToolParser,
-    KimiK2ToolParser,
+    DsmlToolParser,
     JsonToolParser,
     JsonValueScanner,
-    Llama3JsonToolParser,
-    Qwen3CoderToolParser,
-    Qwen3ToolParser,
+    SectionToolParser,
     ToolParser,
     XmlToolParser,
 )
-
-ResponseParserManager.register_module('default', module=BaseResponseParser)
-
-from lmparse.harmony import GptOssResponseParser, HarmonyToolParser  # noqa: E402
-
-ResponseParserManager.register_module('gpt-oss', module=GptOssResponseParser)
+# Importing the dialects registers every built-in parser name.
+from lmparse.dialects.deepseek import (
+    DeepSeekV3ReasoningParser,
+    DeepSeekV4ReasoningParser,
+    DeepSeekV4ToolParser,
+    DeepSeekV32ReasoningParser,
+    DeepSeekV32ToolParser,
+)
+from lmparse.dialects.glm import Glm47ToolParser
+from lmparse.dialects.gpt_oss import GptOssResponseParser
+from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolParser
+from lmparse.dialects.kimi import KimiK2ToolParser
+from lmparse.dialects.llama import Llama3JsonToolParser
+from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 
 __version__ = '0.1.0'
 
@@ -47,12 +44,14 @@ __all__ = [
     'DeepSeekV32ToolParser',
     'DeepSeekV4ReasoningParser',
     'DeepSeekV4ToolParser',
+    'DsmlToolParser',
     'DeltaFunctionCall',
     'DeltaMessage',
     'DeltaToolCall',
     'FunctionCall',
     'Glm47ToolParser',
     'GptOssResponseParser',
+    'HarmonyResponseParser',
     'HarmonyToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
@@ -67,6 +66,7 @@ __all__ = [
     'ReasoningParserManager',
     'ResponseParser',
     'ResponseParserManager',
+    'SectionToolParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',

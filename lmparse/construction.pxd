@@ -3,8 +3,8 @@
 
 cdef enum:
     STARTS_CALL = 0       # call starts_in_reasoning_mode() on the instance
-    STARTS_ALWAYS = 1     # the built-in that returns True
-    STARTS_SWITCHES = 2   # a built-in that returns whether any switch is True
+    STARTS_ALWAYS = 1     # a declared class without thinking switches: True
+    STARTS_SWITCHES = 2   # a declared class: whether any switch is True
 
 # Indices into own_fields()
 cdef enum:
@@ -23,7 +23,7 @@ cdef class Plan:
     cdef object kwargs_func
     # None: the built-in chat_template_kwargs_from_request
     cdef object kwargs_hook
-    # what a built-in reasoning class resolved its methods to (None: no fast path)
+    # what a declared reasoning class resolved its methods and declarations to (None: no fast path)
     cdef tuple r_basis
     # attributes new_reasoning_parser sets (None: call rcls(**kwargs) instead)
     cdef tuple r_init_names

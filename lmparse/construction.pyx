@@ -11,7 +11,6 @@ from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own
 
 from types import MethodType as _MethodType
 
-from lmparse.reasoning import _BUILTIN_FAST_PATHS
 from lmparse.reasoning import ReasoningParser as _ReasoningParser
 from lmparse.request import get_field
 
@@ -184,30 +183,41 @@ cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach):
     return 0
 
 
-# ---- built-in reasoning parsers -----------------------------------------------------
+# ---- declared reasoning parsers --------------------------------------------------------
 #
-# lmparse.reasoning lists its classes whose construction and
-# starts_in_reasoning_mode() are reproduced here without Python calls. That
-# holds while each class still resolves these names to the objects it had at
-# import (monkeypatching any of them, or ReasoningParser.__init__ that the
-# __init__ chain ends in, turns the fast path off on the next construction).
+# A reasoning class that keeps ReasoningParser's own methods is fully described
+# by its declarations (tags, thinking_switches): construction reproduces
+# ``cls(**kwargs)`` and starts_in_reasoning_mode() without Python calls. That
+# holds while the class resolves these names to what ReasoningParser had at
+# import (overriding or monkeypatching any of them turns it off on the next
+# construction).
 
 cdef tuple _R_BASIS_NAMES = ('__init__', 'starts_in_reasoning_mode', 'get_reasoning_open_tag',
                              'get_reasoning_close_tag', '__new__', '__getattribute__')
-cdef tuple _R_ROOT_NAMES = ('__init__',)
-
-
-cdef tuple _reasoning_basis(type rcls):
-    return class_basis(rcls, _R_BASIS_NAMES) + class_basis(_ReasoningParser, _R_ROOT_NAMES)
-
+cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking_switches')
+cdef tuple _R_ALL_NAMES = _R_BASIS_NAMES + _R_DECLARED
 
 # Read-only after import.
-cdef dict _BUILTIN_BASIS = {rcls: _reasoning_basis(rcls) for rcls in _BUILTIN_FAST_PATHS}
+cdef tuple _BASE_R_BASIS = class_basis(_ReasoningParser, _R_BASIS_NAMES)
 _object_new = object.__new__
 
 
+cdef tuple _declared_reasoning(type rcls):
+    """(basis, switches) when ``rcls`` is described by its declarations alone, else None."""
+    if not issubclass(rcls, _ReasoningParser) or not same_basis(class_basis(rcls, _R_BASIS_NAMES), _BASE_R_BASIS):
+        return None
+    declared = class_basis(rcls, _R_DECLARED)
+    switches = declared[2]
+    if type(declared[0]) is not str or type(declared[1]) is not str or type(switches) is not tuple:
+        return None
+    for name in <tuple>switches:
+        if type(name) is not str:
+            return None
+    return _BASE_R_BASIS + declared, switches
+
+
 cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names):
-    """``rcls(**kwargs)`` for a built-in class (see _BUILTIN_FAST_PATHS); str keys only."""
+    """``rcls(**kwargs)`` for a declared reasoning class (see _declared_reasoning); str keys only."""
     obj = _object_new(rcls)
     own = kwargs.copy()  # `**kwargs` hands __init__ a new dict
     obj.kwargs = own
@@ -230,7 +240,7 @@ cdef bint str_keys(dict kwargs) noexcept:
 # fast path. A Plan holds that per parser class. Every construction checks,
 # by identity, that the class still has the configuration the plan was made
 # from (reasoning_parser_cls, tool_parser_cls, tokenizer, the kwargs hook) and
-# that a built-in reasoning class is unpatched: set_parsers, direct
+# that a declared reasoning class is unchanged: set_parsers, direct
 # assignment and monkeypatching take effect on the next construction. Facts
 # about a tool parser class are only cached for immutable (compiled) classes.
 
@@ -263,7 +273,8 @@ cdef class Plan:
             return False
         if _kwargs_func(cls) is not self.kwargs_func:
             return False
-        if self.r_basis is not None and not same_basis(_reasoning_basis(<type>self.rcls), self.r_basis):
+        if self.r_basis is not None and not same_basis(
+                class_basis(<type>self.rcls, _R_ALL_NAMES), self.r_basis):
             return False
         return True
 
@@ -280,21 +291,18 @@ cdef Plan _make_plan(type cls):
         plan.kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request')
 
     plan.r_starts = STARTS_CALL
-    expected = _BUILTIN_BASIS.get(rcls) if type(rcls) is type else None
-    if expected is not None:
-        basis = _reasoning_basis(<type>rcls)
-        if same_basis(basis, <tuple>expected):
-            init_names, starts_names = _BUILTIN_FAST_PATHS[rcls]
-            plan.r_basis = basis
-            plan.r_init_names = tuple(init_names)
-            if starts_names is None:
-                plan.r_starts = STARTS_ALWAYS
-            else:
-                plan.r_starts = STARTS_SWITCHES
-                plan.r_starts_names = tuple(starts_names)
-            plan.r_open = rcls.get_reasoning_open_tag() or None
-            plan.r_close = rcls.get_reasoning_close_tag() or None
-            plan.r_tags_known = True
+    declared = _declared_reasoning(<type>rcls) if isinstance(rcls, type) else None
+    if declared is not None:
+        plan.r_basis, switches = declared
+        plan.r_init_names = switches
+        if switches:
+            plan.r_starts = STARTS_SWITCHES
+            plan.r_starts_names = switches
+        else:
+            plan.r_starts = STARTS_ALWAYS
+        plan.r_open = rcls.reasoning_open_tag or None
+        plan.r_close = rcls.reasoning_close_tag or None
+        plan.r_tags_known = True
 
     if isinstance(tcls, type):
         try:

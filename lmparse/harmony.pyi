@@ -11,7 +11,7 @@ __all__ = [
     "CHANNEL_ID",
     "CONSTRAIN_ID",
     "END_ID",
-    "GptOssResponseParser",
+    "HarmonyResponseParser",
     "HARMONY_SPECIAL_TOKEN_IDS",
     "HarmonyParserCore",
     "HarmonyToolParser",
@@ -55,7 +55,7 @@ class HarmonyParserCore:
         self, text: str, token_ids: Sequence[int] | None = None, **kwargs: Any
     ) -> tuple[str | None, list[ToolCall] | None, str | None]: ...
 
-class GptOssResponseParser(HarmonyParserCore, ResponseParser):  # type: ignore[misc]
+class HarmonyResponseParser(HarmonyParserCore, ResponseParser):  # type: ignore[misc]
     tool_parser_cls: ClassVar[type[HarmonyToolParser]]
     reasoning_parser_cls: ClassVar[None]
     tokenizer: ClassVar[Any]
@@ -73,4 +73,4 @@ class GptOssResponseParser(HarmonyParserCore, ResponseParser):  # type: ignore[m
         tool_parser_name: str | None = None,
         tokenizer: Any = None,
         input_mode: Literal["auto", "text", "ids"] | None = None,
-    ) -> type[GptOssResponseParser]: ...
+    ) -> type[HarmonyResponseParser]: ...

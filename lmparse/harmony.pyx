@@ -1,4 +1,4 @@
-"""GPT-OSS Harmony response parser (registered as ``gpt-oss``).
+"""The Harmony family: OpenAI Harmony response parsing (GPT-OSS; see ``lmparse.dialects.gpt_oss``).
 
 Harmony output is a sequence of messages::
 
@@ -31,7 +31,7 @@ __all__ = [
     'CHANNEL_ID',
     'CONSTRAIN_ID',
     'END_ID',
-    'GptOssResponseParser',
+    'HarmonyResponseParser',
     'HARMONY_SPECIAL_TOKEN_IDS',
     'HarmonyParserCore',
     'HarmonyToolParser',
@@ -245,7 +245,7 @@ cdef class HarmonyToolParser(ToolParser):
         return '<|call|>'
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
-        raise TypeError('HarmonyToolParser is driven by GptOssResponseParser; it has no outer tool block')
+        raise TypeError('HarmonyToolParser is driven by HarmonyResponseParser; it has no outer tool block')
 
 
 cdef class HarmonyParserCore:
@@ -652,8 +652,8 @@ cdef class HarmonyParserCore:
 from lmparse.response import ResponseParser as _ResponseParser, aggregate_deltas  # noqa: E402
 
 
-class GptOssResponseParser(HarmonyParserCore, _ResponseParser):
-    """GPT-OSS (Harmony) response parser: analysis -> reasoning, final -> content, functions -> tool calls.
+class HarmonyResponseParser(HarmonyParserCore, _ResponseParser):
+    """Harmony response parser: analysis -> reasoning, final -> content, functions -> tool calls.
 
     ``input_mode`` chooses how special tokens arrive: 'text' (in ``delta_text``,
     the engine detokenizes with ``skip_special_tokens=False``; ``adjust_request``

@@ -37,6 +37,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
+from lmparse.registry import ReasoningParserManager, ResponseParserManager, ToolParserManager, validate_parser_names
 from lmparse.request import (
     as_request,
     chat_template_kwargs_from_request,
@@ -221,7 +222,7 @@ cdef class ResponseParserCore:
             if plan.r_starts == STARTS_ALWAYS:
                 reasoning_enabled = True
             elif plan.r_starts == STARTS_SWITCHES and type(kwargs) is dict:
-                # the switches are kwargs.get(name): see lmparse.reasoning._BUILTIN_FAST_PATHS
+                # the switches are kwargs.get(name): see ReasoningParser.thinking_switches
                 if kwargs:
                     for name in plan.r_starts_names:
                         if (<dict>kwargs).get(name) is True:
@@ -628,7 +629,6 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     @classmethod
     def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
         """Configure this class by registry name; unset names clear earlier settings."""
-        from lmparse.registry import ReasoningParserManager, ToolParserManager, validate_parser_names
 
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
         rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
@@ -653,3 +653,5 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
 
 
 set_default_kwargs_func(BaseResponseParser.__dict__['chat_template_kwargs_from_request'].__func__)
+
+ResponseParserManager.register_module('default', module=BaseResponseParser)

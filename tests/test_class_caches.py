@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from lmparse import BaseResponseParser, ChatCompletionRequest
-from lmparse.reasoning import DeepSeekV3ReasoningParser, DeepSeekV32ReasoningParser, ReasoningParser
-from lmparse.tools.json_parser import Qwen3ToolParser
-from lmparse.tools.xml_parser import Qwen3CoderToolParser
+from lmparse.dialects.deepseek import DeepSeekV3ReasoningParser, DeepSeekV32ReasoningParser
+from lmparse.reasoning import ReasoningParser
+from lmparse.dialects.qwen import Qwen3ToolParser
+from lmparse.dialects.qwen import Qwen3CoderToolParser
 from tests.streaming import make_request
 
 CALL = '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>'

@@ -9,8 +9,12 @@ from typing import Any
 import pytest
 
 from lmparse import ToolParserManager
-from lmparse.tools.dsml import DSML_TOKEN, DeepSeekV4ToolParser, DeepSeekV32ToolParser, DsmlToolParser
-from lmparse.tools.json_parser import Internlm2ToolParser, JsonToolParser, Llama3JsonToolParser, Qwen3ToolParser
+from lmparse.dialects.deepseek import DeepSeekV4ToolParser, DeepSeekV32ToolParser
+from lmparse.tools.dsml import DSML_TOKEN, DsmlToolParser
+from lmparse.dialects.internlm import Internlm2ToolParser
+from lmparse.dialects.llama import Llama3JsonToolParser
+from lmparse.dialects.qwen import Qwen3ToolParser
+from lmparse.tools.json_parser import JsonToolParser
 from tests import test_dsml, test_json_dialects
 from tests.streaming import check_messages, chunkings, complete, reconstruct, stream_flagged
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lmparse import harmony_request
-from lmparse.harmony import GptOssResponseParser
+from lmparse.dialects.gpt_oss import GptOssResponseParser
 from tests.streaming import make_request, tool
 
 

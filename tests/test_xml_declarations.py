@@ -239,14 +239,16 @@ def test_bad_declarations_are_type_errors(attrs: dict[str, Any], message: str) -
         cls()
 
 
-def test_grammar_cache_is_per_class_and_cleared_explicitly() -> None:
+def test_grammar_cache_is_per_class_and_follows_changes() -> None:
     cls = type('Changing', (PyQwen3Coder,), {})
-    assert cls._xml_grammar().arg_open == '<parameter='
+    grammar = cls._xml_grammar()
+    assert grammar.arg_open == '<parameter='
+    assert cls._xml_grammar() is grammar  # built once per class
     cls.arg_open = '<param='
-    assert cls._xml_grammar().arg_open == '<parameter='  # read once per class
+    assert cls._xml_grammar().arg_open == '<param='  # a changed declaration is seen
+    assert PyQwen3Coder._xml_grammar().arg_open == '<parameter='
     clear_grammar_cache()
     assert cls._xml_grammar().arg_open == '<param='
-    assert PyQwen3Coder._xml_grammar().arg_open == '<parameter='
 
 
 def test_python_hook_override_is_reported() -> None:

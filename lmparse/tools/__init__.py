@@ -1,36 +1,23 @@
-"""Tool-call parsers and their registry names (mirroring LMDeploy's)."""
-from lmparse.registry import ToolParserManager
-from lmparse.tools.base import ToolParser
-from lmparse.tools.dsml import DeepSeekV4ToolParser, DeepSeekV32ToolParser
-from lmparse.tools.json_parser import Internlm2ToolParser, JsonToolParser, Llama3JsonToolParser, Qwen3ToolParser
-from lmparse.tools.json_scanner import JsonValueScanner
-from lmparse.tools.kimi import KimiK2ToolParser
-from lmparse.tools.xml_parser import Glm47ToolParser, InternS2PreviewToolParser, Qwen3CoderToolParser, XmlToolParser
+"""The compiled tool-call families a dialect declares itself on (dialects: ``lmparse.dialects``).
 
-ToolParserManager.register_module(['qwen', 'qwen2d5', 'qwen3'], module=Qwen3ToolParser)
-ToolParserManager.register_module(['internlm', 'intern-s1'], module=Internlm2ToolParser)
-ToolParserManager.register_module('llama3', module=Llama3JsonToolParser)
-ToolParserManager.register_module('deepseek-v32', module=DeepSeekV32ToolParser)
-ToolParserManager.register_module('deepseek-v4', module=DeepSeekV4ToolParser)
-ToolParserManager.register_module(['kimi_k2', 'kimi-k2'], module=KimiK2ToolParser)
-ToolParserManager.register_module('qwen3coder', module=Qwen3CoderToolParser)
-ToolParserManager.register_module('interns2-preview', module=InternS2PreviewToolParser)
-# GLM-4.5 uses the same grammar (with newlines between tags, which the parser skips).
-ToolParserManager.register_module(['glm47', 'glm45'], module=Glm47ToolParser)
+- ``ToolParser``: the outer block, call identity, filtering, normalized deltas.
+- ``JsonToolParser``: one JSON envelope per block (``JsonValueScanner`` finds value ends).
+- ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
+- ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
+- ``SectionToolParser``: special-token sections of calls with JSON arguments.
+"""
+from lmparse.tools.base import ToolParser
+from lmparse.tools.dsml import DsmlToolParser
+from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.json_scanner import JsonValueScanner
+from lmparse.tools.sections import SectionToolParser
+from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = [
-    'ToolParser',
-    'ToolParserManager',
+    'DsmlToolParser',
     'JsonToolParser',
     'JsonValueScanner',
-    'Qwen3ToolParser',
-    'Internlm2ToolParser',
-    'Llama3JsonToolParser',
-    'DeepSeekV32ToolParser',
-    'DeepSeekV4ToolParser',
-    'KimiK2ToolParser',
+    'SectionToolParser',
+    'ToolParser',
     'XmlToolParser',
-    'Qwen3CoderToolParser',
-    'InternS2PreviewToolParser',
-    'Glm47ToolParser',
 ]

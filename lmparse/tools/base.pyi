@@ -26,6 +26,10 @@ class ToolParser:
     # None: hold back every proper prefix of the close tag. A tuple: only
     # these token-aligned prefixes (any order; longest is tried first).
     tool_close_prefixes: ClassVar[tuple[str, ...] | None]
+    # Request fields the dialect needs set (e.g. special tokens kept in the
+    # decoded text); the second only when tools are offered and tool_choice is not "none".
+    request_settings: ClassVar[dict[str, Any] | None]
+    request_settings_with_tools: ClassVar[dict[str, Any] | None]
 
     _close_tag: str | None
     _active_tool_call_id: str

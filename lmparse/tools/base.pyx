@@ -19,7 +19,10 @@ from lmparse.request import _FIELDS as _REQUEST_FIELDS
 from lmparse.request import ChatCompletionRequest as _OwnRequest
 from lmparse.request import allowed_tool_names as _allowed_tool_names
 from lmparse.request import as_request as _as_request
+from lmparse.request import get_field as _get_field
 from lmparse.request import prepare_tools as _prepare_tools
+from lmparse.request import tool_choice_kind as _tool_choice_kind
+from lmparse.request import update_request as _update_request
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -361,6 +364,21 @@ def _tool_openai_dict(tool) -> dict:
     raise TypeError(f'unsupported tool definition: {type(tool).__name__}')
 
 
+cdef object _UNDECLARED = object()
+
+
+cdef object _request_updates(type cls, object request):
+    """The request fields ``cls`` declares for ``request`` (None: none)."""
+    settings = cls.request_settings
+    with_tools = cls.request_settings_with_tools
+    if not settings and not with_tools:
+        return None
+    updates = dict(settings) if settings else {}
+    if with_tools and _get_field(request, 'tools') and _tool_choice_kind(request) != 'none':
+        updates.update(with_tools)
+    return updates or None
+
+
 cdef class ToolParser:
     """Base class for model-specific tool-call extractors.
 
@@ -373,6 +391,14 @@ cdef class ToolParser:
 
     structural_tag_model = None
     reasoning_structural_tag_model = None
+    # A dialect declares its outer tags as ``tool_open_tag`` / ``tool_close_tag``
+    # (None: the block has no such tag); get_tool_open_tag() and
+    # get_tool_close_tag() return them.
+    # Request fields the dialect needs (e.g. special tokens kept in the decoded
+    # text); the second dict applies only when tools are offered and
+    # tool_choice is not "none".
+    request_settings = None
+    request_settings_with_tools = None
     # None: hold back every proper prefix of the close tag (right for any
     # chunking). A tuple: only these token-aligned prefixes, longest first.
     tool_close_prefixes = None
@@ -400,13 +426,20 @@ cdef class ToolParser:
     # ---- request --------------------------------------------------------
 
     def adjust_request(self, request):
-        """Dump tools for the chat template and record the allowed names."""
+        """Dump tools for the chat template, record the allowed names, apply ``request_settings``."""
         if type(request) is not _OwnRequest:
             request = _as_request(request)
+        updates = _request_updates(type(self), request)
         if is_own_request(request):
             adjusted = _prepare_own_request(self, request)
             if adjusted is not None:
+                if updates is not None:
+                    # A fresh copy of our own type: set the fields on it (the slots' own setters).
+                    for name, value in (<dict>updates).items():
+                        PyObject_GenericSetAttr(adjusted, name, value)
                 return adjusted
+        if updates is not None:
+            request = _update_request(request, **updates)
         request, self._allowed_tool_names, self._tool_schemas = _prepare_tools(request)
         return request
 
@@ -434,11 +467,17 @@ cdef class ToolParser:
 
     @classmethod
     def get_tool_open_tag(cls):
-        raise NotImplementedError(f'{cls.__name__}.get_tool_open_tag has not been implemented')
+        tag = getattr(cls, 'tool_open_tag', _UNDECLARED)
+        if tag is _UNDECLARED:
+            raise NotImplementedError(f'{cls.__name__}.get_tool_open_tag has not been implemented')
+        return tag
 
     @classmethod
     def get_tool_close_tag(cls):
-        raise NotImplementedError(f'{cls.__name__}.get_tool_close_tag has not been implemented')
+        tag = getattr(cls, 'tool_close_tag', _UNDECLARED)
+        if tag is _UNDECLARED:
+            raise NotImplementedError(f'{cls.__name__}.get_tool_close_tag has not been implemented')
+        return tag
 
     # ---- block and call lifecycle ---------------------------------------
 

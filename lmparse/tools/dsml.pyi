@@ -5,7 +5,7 @@ from typing_extensions import disjoint_base
 
 from lmparse.tools.base import ToolParser
 
-__all__ = ['DSML_TOKEN', 'DsmlToolParser', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
+__all__ = ['DSML_TOKEN', 'DsmlToolParser']
 
 DSML_TOKEN: str
 
@@ -31,9 +31,3 @@ class DsmlToolParser(ToolParser):
     def _phase_name(self) -> str: ...
     @property
     def _emitted_param_count(self) -> int: ...
-
-class DeepSeekV32ToolParser(DsmlToolParser):
-    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
-
-class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
-    """DeepSeek V4 DSML: the same grammar in ``<｜DSML｜tool_calls>`` blocks."""

@@ -30,7 +30,7 @@ cdef extern from "Python.h":
     unsigned long PyType_GetFlags(type)
     unsigned long Py_TPFLAGS_HEAPTYPE
 
-__all__ = ['DSML_TOKEN', 'DsmlToolParser', 'DeepSeekV32ToolParser', 'DeepSeekV4ToolParser']
+__all__ = ['DSML_TOKEN', 'DsmlToolParser']
 
 # U+FF5C FULLWIDTH VERTICAL LINE on both sides, as both models' encodings write it.
 DSML_TOKEN = '\uff5cDSML\uff5c'
@@ -341,17 +341,3 @@ cdef class DsmlToolParser(ToolParser):
             self.close_arguments(deltas)
         self._phase = D_INVOKE_START
         return 0
-
-
-cdef class DeepSeekV32ToolParser(DsmlToolParser):
-    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
-
-    structural_tag_model = 'deepseek_v3_2'
-    tool_calls_block_name = 'function_calls'
-
-
-cdef class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
-    """DeepSeek V4 DSML: the same grammar in ``<｜DSML｜tool_calls>`` blocks."""
-
-    structural_tag_model = 'deepseek_v4'
-    tool_calls_block_name = 'tool_calls'

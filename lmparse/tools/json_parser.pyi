@@ -6,7 +6,7 @@ from typing_extensions import disjoint_base
 from lmparse.tools.base import ToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
 
-__all__ = ['JsonToolParser', 'Qwen3ToolParser', 'Internlm2ToolParser', 'Llama3JsonToolParser']
+__all__ = ['JsonToolParser']
 
 @disjoint_base
 class JsonToolParser(ToolParser):
@@ -21,23 +21,8 @@ class JsonToolParser(ToolParser):
     tool_close_tag: ClassVar[str | None]
     name_field: ClassVar[str]
     argument_field: ClassVar[str]
-    @classmethod
-    def get_tool_open_tag(cls) -> str | None: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> str | None: ...
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner
     @property
     def _phase_name(self) -> str: ...
-
-class Qwen3ToolParser(JsonToolParser):
-    """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
-
-class Internlm2ToolParser(JsonToolParser):
-    """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
-
-    def adjust_request(self, request: Any) -> Any: ...
-
-class Llama3JsonToolParser(JsonToolParser):
-    """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""

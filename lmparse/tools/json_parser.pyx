@@ -6,8 +6,6 @@ value's source text is forwarded as soon as it is lexically stable.
 """
 import json
 
-from lmparse.request import ChatCompletionRequest, as_request, get_field, tool_choice_kind, update_request
-
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
@@ -32,7 +30,7 @@ cdef enum:
 
 _PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value')
 
-__all__ = ['JsonToolParser', 'Qwen3ToolParser', 'Internlm2ToolParser', 'Llama3JsonToolParser']
+__all__ = ['JsonToolParser']
 
 
 cdef inline bint _json_ws(Py_UCS4 ch) noexcept:
@@ -114,14 +112,6 @@ cdef class JsonToolParser(ToolParser):
         self._arguments_seen = False
         self._str_resume = 0
         self._str_escape = False
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return cls.tool_open_tag
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return cls.tool_close_tag
 
     @property
     def _phase_name(self):
@@ -277,51 +267,3 @@ cdef class JsonToolParser(ToolParser):
         if final and not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
             self._value_scanner.finish_c()
         return pos
-
-
-cdef class Qwen3ToolParser(JsonToolParser):
-    """Qwen 2.5 / Qwen 3: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
-
-    structural_tag_model = 'qwen_3'
-    tool_open_tag = '<tool_call>'
-    tool_close_tag = '</tool_call>'
-
-
-cdef class Internlm2ToolParser(JsonToolParser):
-    """InternLM 2/3 and Intern-S1: ``<|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>``."""
-
-    tool_open_tag = '<|action_start|><|plugin|>'
-    tool_close_tag = '<|action_end|>'
-    argument_field = 'parameters'
-
-    @classmethod
-    def build_required_response_format(cls, tools, *, reasoning):
-        """Action blocks whose parameters follow each tool's JSON schema (xgrammar has no built-in format)."""
-        from lmparse.structural_tags import internlm2_required_response_format
-        return internlm2_required_response_format(
-            tools, reasoning=reasoning, open_tag=cls.get_tool_open_tag(), close_tag=cls.get_tool_close_tag(),
-            name_field=cls.name_field, argument_field=cls.argument_field)
-
-    def adjust_request(self, request):
-        # The action markers are special tokens: keep them in the decoded text.
-        request = as_request(request)
-        updates = {'spaces_between_special_tokens': False}
-        if get_field(request, 'tools') and tool_choice_kind(request) != 'none':
-            updates['skip_special_tokens'] = False
-        if type(request) is ChatCompletionRequest:
-            # The base adjustment already returns a fresh copy of our own type:
-            # setting the fields on it equals copying twice, at half the cost.
-            adjusted = super().adjust_request(request)
-            if type(adjusted) is ChatCompletionRequest and adjusted is not request:
-                for name, value in updates.items():
-                    object.__setattr__(adjusted, name, value)
-                return adjusted
-        return super().adjust_request(update_request(request, **updates))
-
-
-cdef class Llama3JsonToolParser(JsonToolParser):
-    """Llama 3: ``<|python_tag|>{"name": ..., "parameters": {...}}`` with no close tag."""
-
-    tool_open_tag = '<|python_tag|>'
-    tool_close_tag = None
-    argument_field = 'parameters'

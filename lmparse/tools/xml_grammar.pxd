@@ -53,6 +53,8 @@ cdef class XmlGrammar:
     cdef bint hold_all_value_prefixes
     cdef readonly bint strip_newlines
     cdef int hooks
+    # what a Python dialect class resolved its declarations and hooks to (None: a compiled class)
+    cdef tuple basis
     # first characters of the scanned markers
     cdef Py_UCS4 lead
     cdef str leads

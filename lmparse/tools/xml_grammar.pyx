@@ -14,7 +14,7 @@ GLM-4.7: NAME ``<arg_key>`` KEY ``</arg_key>`` ``<arg_value>`` V ``</arg_value>`
 """
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser, hook_overrides, longest_first
+from lmparse.tools.base cimport ToolParser, class_basis, hook_overrides, immutable_type, longest_first, same_basis
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -435,17 +435,33 @@ cdef XmlGrammar _build(type cls):
     return g
 
 
-# class -> XmlGrammar. Keyed by the class object; a free-threaded race only
-# builds one twice. Declarations are read once: a class changed after its
-# first instance must call clear_grammar_cache().
+# Everything _build reads from a class.
+cdef tuple _BASIS_NAMES = (
+    'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
+    'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
+    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines') + _XML_HOOK_NAMES
+
+# class -> XmlGrammar, keyed by the class object. A compiled class's entry is
+# final; a Python class's is reused while the class still resolves every
+# declaration and hook to the same objects (a change takes effect on the next
+# parser). Free-threaded builds: entries are never modified once stored, so
+# a race only builds one twice.
 cdef dict _grammars = {}
 
 
 cdef XmlGrammar grammar_for(type cls):
+    cdef bint frozen = immutable_type(cls)
+    basis = None
     found = _grammars.get(cls)
     if found is not None:
-        return <XmlGrammar>found
+        if frozen:
+            return <XmlGrammar>found
+        basis = class_basis(cls, _BASIS_NAMES)
+        if same_basis((<XmlGrammar>found).basis, basis):
+            return <XmlGrammar>found
     cdef XmlGrammar g = _build(cls)
+    if not frozen:
+        g.basis = basis if basis is not None else class_basis(cls, _BASIS_NAMES)
     if len(_grammars) >= 256:  # bound the entries of classes made on the fly
         _grammars.clear()
     _grammars[cls] = g
@@ -453,5 +469,5 @@ cdef XmlGrammar grammar_for(type cls):
 
 
 def clear_grammar_cache():
-    """Forget every compiled grammar (after changing a dialect class's declarations)."""
+    """Forget every compiled grammar (changes to a dialect class are also seen without it)."""
     _grammars.clear()

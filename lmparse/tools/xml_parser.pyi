@@ -6,7 +6,7 @@ from typing_extensions import disjoint_base
 from lmparse.tools.base import ToolParser
 from lmparse.tools.xml_grammar import XmlGrammar
 
-__all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser', 'Glm47ToolParser']
+__all__ = ['XmlToolParser']
 
 @disjoint_base
 class XmlToolParser(ToolParser):
@@ -57,24 +57,3 @@ class XmlToolParser(ToolParser):
     @staticmethod
     def _coerce_value(raw_value: str, schema_type: str | None = None) -> Any:
         """``raw_value`` converted to ``schema_type``; the original text when it is not one."""
-
-class Qwen3CoderToolParser(XmlToolParser):
-    """Qwen3-Coder: ``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``."""
-
-    @classmethod
-    def get_tool_open_tag(cls) -> str: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> str: ...
-
-class InternS2PreviewToolParser(Qwen3CoderToolParser):
-    """InternS2-preview: the Qwen3-Coder grammar; special tokens are rendered without spaces."""
-
-    def adjust_request(self, request: Any) -> Any: ...
-
-class Glm47ToolParser(XmlToolParser):
-    """GLM-4.5 / 4.7: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
-
-    @classmethod
-    def get_tool_open_tag(cls) -> str: ...
-    @classmethod
-    def get_tool_close_tag(cls) -> str: ...

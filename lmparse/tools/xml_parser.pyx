@@ -28,8 +28,6 @@ from lmparse.tools.xml_values cimport (
     HeldText, coerce_one, held_append, held_free, held_take, held_value_json, schema_types_c, span,
 )
 
-from lmparse.request import ChatCompletionRequest as _OwnRequest
-from lmparse.request import as_request, update_request
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -54,10 +52,9 @@ cdef enum:
 
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
-_set_spaces_between_special_tokens = _OwnRequest.spaces_between_special_tokens.__set__
 
 
-__all__ = ['XmlToolParser', 'Qwen3CoderToolParser', 'InternS2PreviewToolParser', 'Glm47ToolParser']
+__all__ = ['XmlToolParser']
 
 
 cdef inline Py_ssize_t _after_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
@@ -635,67 +632,3 @@ cdef class XmlToolParser(ToolParser):
     def _coerce_value(str raw_value not None, schema_type=None):
         """``raw_value`` converted to ``schema_type``; the original text when it is not one."""
         return coerce_one(raw_value, schema_type)[0]
-
-
-# ---- dialects: declarations only ----------------------------------------------------
-
-cdef class Qwen3CoderToolParser(XmlToolParser):
-    """Qwen3-Coder: ``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``.
-
-    Several ``<function=...>`` calls in one block are parsed as separate calls.
-    """
-
-    structural_tag_model = 'qwen_3_coder'
-    reasoning_structural_tag_model = 'qwen_3_5'
-    function_open = '<function='
-    function_name_end = '>'
-    arg_open = '<parameter='
-    arg_name_end = '>'
-    arg_value_close_tag = '</parameter>'
-    function_close = '</function>'
-    multiple_calls = True
-    strip_value_newlines = True
-    # Prefixes: None (every proper prefix is held). Qwen's tokenizer splits
-    # these markers (e.g. '</', 'parameter', '>'), and the chunking tests
-    # split them anywhere.
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '</tool_call>'
-
-
-cdef class InternS2PreviewToolParser(Qwen3CoderToolParser):
-    """InternS2-preview: the Qwen3-Coder grammar; special tokens are rendered without spaces."""
-
-    def adjust_request(self, request):
-        if type(request) is _OwnRequest:
-            # The base adjustment returns a fresh copy: set the field on it
-            # instead of copying twice (the same result as the general path).
-            adjusted = ToolParser.adjust_request(self, request)
-            if type(adjusted) is _OwnRequest and adjusted is not request:
-                _set_spaces_between_special_tokens(adjusted, False)
-                return adjusted
-        return super().adjust_request(update_request(as_request(request), spaces_between_special_tokens=False))
-
-
-cdef class Glm47ToolParser(XmlToolParser):
-    """GLM-4.5 / 4.7: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
-
-    structural_tag_model = 'glm_4_7'
-    function_open = ''  # the name is the text up to the first <arg_key>
-    arg_open = '<arg_key>'
-    arg_name_end = '</arg_key>'
-    value_open = '<arg_value>'
-    arg_value_close_tag = '</arg_value>'
-
-    @classmethod
-    def get_tool_open_tag(cls):
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls):
-        return '</tool_call>'

@@ -1,18 +1,17 @@
-"""Kimi K2 tool-call sections.
+"""Special-token tool-call sections: a section of calls, each a header and one JSON value.
 
-    <|tool_calls_section_begin|>
-    <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>
+    {section_begin}
+    {call_begin}HEADER{argument_begin}{json}{call_end}
     ...
-    <|tool_calls_section_end|>
+    {section_end}
 
-The call header is the model's own call id; the name is the part between
-``functions.`` and the ``:IDX`` counter. Arguments are one JSON value whose
-source is forwarded as it stabilises (``JsonValueScanner`` finds its end).
-Every marker starts with ``<``, so markers are found by scanning ``<`` once.
+The header is the model's own call id; the function name is the header's
+part after its last ``.`` and before a ``:IDX`` counter (Kimi K2's
+``functions.NAME:IDX``). Arguments are one JSON value whose source is
+forwarded as it stabilises (``JsonValueScanner`` finds its end). Every marker
+starts with ``<``, so markers are found by scanning ``<`` once. A dialect
+declares the five markers (see ``lmparse.dialects.kimi``).
 """
-from lmparse.request import ChatCompletionRequest, as_request, update_request
-
-from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
@@ -26,10 +25,8 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     bint Py_UNICODE_ISDIGIT(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
-    unsigned long PyType_GetFlags(type)
-    unsigned long Py_TPFLAGS_HEAPTYPE
 
-__all__ = ['KimiK2ToolParser']
+__all__ = ['SectionToolParser']
 
 cdef enum:
     C_START = 0
@@ -85,20 +82,19 @@ def _function_name(str raw_id not None) -> str:
 cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                 bint *at_marker) except -1:
     # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
-    cdef Py_ssize_t at = (<KimiK2ToolParser>owner).seek(text, pos, size, _END_SET, final)
-    at_marker[0] = (<KimiK2ToolParser>owner)._hit >= 0
+    cdef Py_ssize_t at = (<SectionToolParser>owner).seek(text, pos, size, _END_SET, final)
+    at_marker[0] = (<SectionToolParser>owner)._hit >= 0
     return at
 
 
-cdef class KimiK2ToolParser(ToolParser):
-    """Kimi K2: ``<|tool_calls_section_begin|>`` sections of ``<|tool_call_begin|>`` calls."""
+cdef class SectionToolParser(ToolParser):
+    """Special-token sections of calls (see the module docs); a dialect declares the five markers."""
 
-    structural_tag_model = 'kimi'
-    section_begin = '<|tool_calls_section_begin|>'
-    section_end = '<|tool_calls_section_end|>'
-    call_begin = '<|tool_call_begin|>'
-    argument_begin = '<|tool_call_argument_begin|>'
-    call_end = '<|tool_call_end|>'
+    section_begin = None
+    section_end = None
+    call_begin = None
+    argument_begin = None
+    call_end = None
 
     cdef int _phase
     cdef bint _arguments_emitted
@@ -110,34 +106,17 @@ cdef class KimiK2ToolParser(ToolParser):
 
     def __cinit__(self, *args, **kwargs):
         cls = type(self)
-        if PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE:
-            self._markers = (cls.section_end, cls.call_begin, cls.argument_begin, cls.call_end)
-            for marker in self._markers:
-                if not isinstance(marker, str):  # read in place by ``seek``
-                    raise TypeError(f'{cls.__name__} markers must be str, got {type(marker).__name__}')
-        else:
-            self._markers = _BUILTIN_MARKERS  # a built-in class's attributes cannot change
+        self._markers = (cls.section_end, cls.call_begin, cls.argument_begin, cls.call_end)
+        for marker in self._markers:
+            # read in place by ``seek``, which finds candidates by their leading '<'
+            if not isinstance(marker, str) or not (<str>marker).startswith('<'):
+                raise TypeError(f'{cls.__name__} must declare its section markers as str starting with "<", '
+                                f'got {marker!r}')
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
         self._resume = 0
         self._lead_space = ''
-
-    def adjust_request(self, request):
-        # The section and call markers are special tokens: keep them in the decoded text.
-        if type(request) is not ChatCompletionRequest:
-            request = as_request(request)
-        if type(request) is ChatCompletionRequest:
-            # The base adjustment already returns a fresh copy of our own type:
-            # setting the two fields on it equals copying twice, at half the cost.
-            adjusted = ToolParser.adjust_request(self, request)
-            if type(adjusted) is ChatCompletionRequest and adjusted is not request:
-                # The slots' own setters, as object.__setattr__ (no Python-level __setattr__).
-                PyObject_GenericSetAttr(adjusted, 'skip_special_tokens', False)
-                PyObject_GenericSetAttr(adjusted, 'spaces_between_special_tokens', False)
-                return adjusted
-        request = update_request(request, skip_special_tokens=False, spaces_between_special_tokens=False)
-        return ToolParser.adjust_request(self, request)
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -167,7 +146,6 @@ cdef class KimiK2ToolParser(ToolParser):
     cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
         """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
         return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
-
 
     cdef int emit_arguments(self, list deltas, str arguments) except -1:
         if self._lead_space:
@@ -273,7 +251,3 @@ cdef class KimiK2ToolParser(ToolParser):
                 if self._phase == C_ARGS:
                     break
         return pos
-
-
-cdef tuple _BUILTIN_MARKERS = (KimiK2ToolParser.section_end, KimiK2ToolParser.call_begin,
-                               KimiK2ToolParser.argument_begin, KimiK2ToolParser.call_end)

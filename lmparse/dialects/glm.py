@@ -1,0 +1,27 @@
+"""GLM-4.5 / GLM-4.6 / GLM-4.7 XML-like tool calls.
+
+Syntax: the chat templates of zai-org/GLM-4.5 and zai-org/GLM-4.7
+(``<tool_call>NAME\\n<arg_key>KEY</arg_key>\\n<arg_value>VALUE</arg_value>\\n...</tool_call>``)
+and LMDeploy 0.18's ``glm47_tool_parser``. GLM-4.5's newlines between tags
+are skipped by the grammar.
+"""
+from __future__ import annotations
+
+from lmparse.registry import ToolParserManager
+from lmparse.tools.xml_parser import XmlToolParser
+
+__all__ = ['Glm47ToolParser']
+
+
+@ToolParserManager.register_module(['glm47', 'glm45'])
+class Glm47ToolParser(XmlToolParser):
+    """``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
+
+    tool_open_tag = '<tool_call>'
+    tool_close_tag = '</tool_call>'
+    function_open = ''  # the name is the text up to the first <arg_key>
+    arg_open = '<arg_key>'
+    arg_name_end = '</arg_key>'
+    value_open = '<arg_value>'
+    arg_value_close_tag = '</arg_value>'
+    structural_tag_model = 'glm_4_7'
