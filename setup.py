@@ -13,6 +13,10 @@ COMPILER_DIRECTIVES = {
     "initializedcheck": False,
     "cdivision": True,
     "embedsignature": True,
+    # Free-threaded CPython (3.13t+) keeps the GIL off when importing these modules: the test
+    # suite and tests/test_threads.py pass there (parsers are per response; module caches are
+    # immutable entries behind atomic dict operations).
+    "freethreading_compatible": True,
 }
 
 
