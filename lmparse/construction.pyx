@@ -7,7 +7,18 @@ routing lives in ``response.pyx``.
 """
 from cpython.unicode cimport PyUnicode_FindChar
 
-from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own_field, same_basis
+from lmparse.tools.base cimport (
+    S_CHAT_TEMPLATE_KWARGS,
+    S_ENABLE_THINKING,
+    S_MAX_COMPLETION_TOKENS,
+    S_MAX_TOKENS,
+    S_MESSAGES,
+    S_REASONING_EFFORT,
+    S_RESPONSE_FORMAT,
+    S_STOP,
+    S_TOOL_CHOICE,
+)
+from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own_slot, same_basis
 
 from types import MethodType as _MethodType
 
@@ -55,8 +66,8 @@ cdef tuple own_fields(object request):
     if not is_own_request(request):
         return None
     try:
-        return (own_field(request, 'tool_choice'), own_field(request, 'chat_template_kwargs'),
-                own_field(request, 'enable_thinking'), own_field(request, 'reasoning_effort'))
+        return (own_slot(request, S_TOOL_CHOICE), own_slot(request, S_CHAT_TEMPLATE_KWARGS),
+                own_slot(request, S_ENABLE_THINKING), own_slot(request, S_REASONING_EFFORT))
     except AttributeError:
         return None
 
@@ -94,7 +105,7 @@ cdef bint same_choice(object adjusted, object request, tuple fields) except -1:
     """
     if fields is not None and is_own_request(adjusted):
         try:
-            return own_field(adjusted, 'tool_choice') is fields[F_CHOICE]
+            return own_slot(adjusted, S_TOOL_CHOICE) is fields[F_CHOICE]
         except AttributeError:
             pass
     return get_field(adjusted, 'tool_choice', 'auto') is get_field(request, 'tool_choice', 'auto')
@@ -105,13 +116,13 @@ cdef bint own_is_normal(object request) except -1:
     if not is_own_request(request):
         return False
     try:
-        if own_field(request, 'response_format') is not None:
+        if own_slot(request, S_RESPONSE_FORMAT) is not None:
             return False
-        if isinstance(own_field(request, 'stop'), str):
+        if isinstance(own_slot(request, S_STOP), str):
             return False
-        if own_field(request, 'max_completion_tokens') is None and own_field(request, 'max_tokens') is not None:
+        if own_slot(request, S_MAX_COMPLETION_TOKENS) is None and own_slot(request, S_MAX_TOKENS) is not None:
             return False
-        messages = own_field(request, 'messages')
+        messages = own_slot(request, S_MESSAGES)
     except AttributeError:
         return False
     if type(messages) is not list:
