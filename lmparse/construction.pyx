@@ -22,6 +22,8 @@ from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own
 
 from types import MethodType as _MethodType
 
+from lmparse.reasoning import _GENERATION as _R_GENERATION_LIST
+from lmparse.reasoning import ReasoningMeta as _ReasoningMeta
 from lmparse.reasoning import ReasoningParser as _ReasoningParser
 from lmparse.request import get_field
 
@@ -209,7 +211,20 @@ cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking
 cdef tuple _R_ALL_NAMES = _R_BASIS_NAMES + _R_DECLARED
 
 # Read-only after import.
-cdef tuple _BASE_R_BASIS = class_basis(_ReasoningParser, _R_BASIS_NAMES)
+cdef tuple _BASE_R_BASIS = class_basis(<type>_ReasoningParser, _R_BASIS_NAMES)
+# ReasoningMeta renews _R_GENERATION[0] on every class attribute set or delete.
+cdef list _R_GENERATION = _R_GENERATION_LIST
+_META_SETATTR = _ReasoningMeta.__setattr__
+_META_DELATTR = _ReasoningMeta.__delattr__
+
+
+cdef bint _tracked(type rcls):
+    """Whether every class ``rcls`` resolves names through (but object) renews the generation when patched."""
+    for klass in rcls.__mro__[:-1]:
+        meta = type(klass)
+        if meta.__setattr__ is not _META_SETATTR or meta.__delattr__ is not _META_DELATTR:
+            return False
+    return True
 _object_new = object.__new__
 
 
@@ -284,10 +299,12 @@ cdef class Plan:
             return False
         if _kwargs_func(cls) is not self.kwargs_func:
             return False
-        if self.r_basis is not None and not same_basis(
-                class_basis(<type>self.rcls, _R_ALL_NAMES), self.r_basis):
-            return False
-        return True
+        if self.r_basis is None:
+            return True
+        if self.r_generation is not None:
+            # No reasoning class was patched since the plan was made (see _tracked).
+            return <object>(_R_GENERATION[0]) is self.r_generation
+        return same_basis(class_basis(<type>self.rcls, _R_ALL_NAMES), self.r_basis)
 
 
 cdef Plan _make_plan(type cls):
@@ -302,9 +319,12 @@ cdef Plan _make_plan(type cls):
         plan.kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request')
 
     plan.r_starts = STARTS_CALL
+    generation = _R_GENERATION[0]  # read before the class, so a concurrent patch renews it after
     declared = _declared_reasoning(<type>rcls) if isinstance(rcls, type) else None
     if declared is not None:
         plan.r_basis, switches = declared
+        if _tracked(<type>rcls):
+            plan.r_generation = generation
         plan.r_init_names = switches
         if switches:
             plan.r_starts = STARTS_SWITCHES
