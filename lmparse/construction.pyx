@@ -30,6 +30,10 @@ from lmparse.request import get_field
 __all__ = []
 
 cdef extern from "Python.h":
+    ctypedef struct PyObject
+    object PyType_GenericNew(type tp, PyObject *args, PyObject *kwds)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_IS_ABSTRACT
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
@@ -244,7 +248,10 @@ cdef tuple _declared_reasoning(type rcls):
 
 cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names):
     """``rcls(**kwargs)`` for a declared reasoning class (see _declared_reasoning); str keys only."""
-    obj = _object_new(rcls)
+    # object.__new__(rcls) (the class resolves __new__ to it) without the Python-level call;
+    # object.__new__ also refuses abstract classes: those keep the call.
+    obj = (PyType_GenericNew(<type>rcls, NULL, NULL) if not PyType_GetFlags(<type>rcls) & Py_TPFLAGS_IS_ABSTRACT
+           else _object_new(rcls))
     own = kwargs.copy()  # `**kwargs` hands __init__ a new dict
     obj.kwargs = own
     for name in names:

@@ -243,7 +243,7 @@ cdef int hook_overrides(type cls, tuple names) except -1:
     entry.names = names
     entry.bits = bits
     entry.basis = None if frozen else (basis if basis is not None else class_basis(cls, names))
-    entries = tuple(e for e in <tuple>entries if (<_Hooks>e).names is not names) + (entry,)
+    entries = tuple([e for e in <tuple>entries if (<_Hooks>e).names is not names] + [entry])  # no closure
     if len(_hook_cache) >= 256:
         _hook_cache.clear()
     _hook_cache[cls] = entries
