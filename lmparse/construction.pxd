@@ -25,6 +25,8 @@ cdef class Plan:
     cdef object kwargs_hook
     # what a declared reasoning class resolved its methods and declarations to (None: no fast path)
     cdef tuple r_basis
+    # _R_GENERATION[0] when the plan was made, for a class every patch of which renews it; else None
+    cdef object r_generation
     # attributes new_reasoning_parser sets (None: call rcls(**kwargs) instead)
     cdef tuple r_init_names
     cdef int r_starts

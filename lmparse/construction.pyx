@@ -7,16 +7,33 @@ routing lives in ``response.pyx``.
 """
 from cpython.unicode cimport PyUnicode_FindChar
 
-from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own_field, same_basis
+from lmparse.tools.base cimport (
+    S_CHAT_TEMPLATE_KWARGS,
+    S_ENABLE_THINKING,
+    S_MAX_COMPLETION_TOKENS,
+    S_MAX_TOKENS,
+    S_MESSAGES,
+    S_REASONING_EFFORT,
+    S_RESPONSE_FORMAT,
+    S_STOP,
+    S_TOOL_CHOICE,
+)
+from lmparse.tools.base cimport class_basis, immutable_type, is_own_request, own_slot, same_basis
 
 from types import MethodType as _MethodType
 
+from lmparse.reasoning import _GENERATION as _R_GENERATION_LIST
+from lmparse.reasoning import ReasoningMeta as _ReasoningMeta
 from lmparse.reasoning import ReasoningParser as _ReasoningParser
 from lmparse.request import get_field
 
 __all__ = []
 
 cdef extern from "Python.h":
+    ctypedef struct PyObject
+    object PyType_GenericNew(type tp, PyObject *args, PyObject *kwds)
+    unsigned long PyType_GetFlags(type)
+    unsigned long Py_TPFLAGS_IS_ABSTRACT
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
@@ -55,8 +72,8 @@ cdef tuple own_fields(object request):
     if not is_own_request(request):
         return None
     try:
-        return (own_field(request, 'tool_choice'), own_field(request, 'chat_template_kwargs'),
-                own_field(request, 'enable_thinking'), own_field(request, 'reasoning_effort'))
+        return (own_slot(request, S_TOOL_CHOICE), own_slot(request, S_CHAT_TEMPLATE_KWARGS),
+                own_slot(request, S_ENABLE_THINKING), own_slot(request, S_REASONING_EFFORT))
     except AttributeError:
         return None
 
@@ -94,7 +111,7 @@ cdef bint same_choice(object adjusted, object request, tuple fields) except -1:
     """
     if fields is not None and is_own_request(adjusted):
         try:
-            return own_field(adjusted, 'tool_choice') is fields[F_CHOICE]
+            return own_slot(adjusted, S_TOOL_CHOICE) is fields[F_CHOICE]
         except AttributeError:
             pass
     return get_field(adjusted, 'tool_choice', 'auto') is get_field(request, 'tool_choice', 'auto')
@@ -105,13 +122,13 @@ cdef bint own_is_normal(object request) except -1:
     if not is_own_request(request):
         return False
     try:
-        if own_field(request, 'response_format') is not None:
+        if own_slot(request, S_RESPONSE_FORMAT) is not None:
             return False
-        if isinstance(own_field(request, 'stop'), str):
+        if isinstance(own_slot(request, S_STOP), str):
             return False
-        if own_field(request, 'max_completion_tokens') is None and own_field(request, 'max_tokens') is not None:
+        if own_slot(request, S_MAX_COMPLETION_TOKENS) is None and own_slot(request, S_MAX_TOKENS) is not None:
             return False
-        messages = own_field(request, 'messages')
+        messages = own_slot(request, S_MESSAGES)
     except AttributeError:
         return False
     if type(messages) is not list:
@@ -198,7 +215,20 @@ cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking
 cdef tuple _R_ALL_NAMES = _R_BASIS_NAMES + _R_DECLARED
 
 # Read-only after import.
-cdef tuple _BASE_R_BASIS = class_basis(_ReasoningParser, _R_BASIS_NAMES)
+cdef tuple _BASE_R_BASIS = class_basis(<type>_ReasoningParser, _R_BASIS_NAMES)
+# ReasoningMeta renews _R_GENERATION[0] on every class attribute set or delete.
+cdef list _R_GENERATION = _R_GENERATION_LIST
+_META_SETATTR = _ReasoningMeta.__setattr__
+_META_DELATTR = _ReasoningMeta.__delattr__
+
+
+cdef bint _tracked(type rcls):
+    """Whether every class ``rcls`` resolves names through (but object) renews the generation when patched."""
+    for klass in rcls.__mro__[:-1]:
+        meta = type(klass)
+        if meta.__setattr__ is not _META_SETATTR or meta.__delattr__ is not _META_DELATTR:
+            return False
+    return True
 _object_new = object.__new__
 
 
@@ -218,7 +248,10 @@ cdef tuple _declared_reasoning(type rcls):
 
 cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names):
     """``rcls(**kwargs)`` for a declared reasoning class (see _declared_reasoning); str keys only."""
-    obj = _object_new(rcls)
+    # object.__new__(rcls) (the class resolves __new__ to it) without the Python-level call;
+    # object.__new__ also refuses abstract classes: those keep the call.
+    obj = (PyType_GenericNew(<type>rcls, NULL, NULL) if not PyType_GetFlags(<type>rcls) & Py_TPFLAGS_IS_ABSTRACT
+           else _object_new(rcls))
     own = kwargs.copy()  # `**kwargs` hands __init__ a new dict
     obj.kwargs = own
     for name in names:
@@ -273,10 +306,12 @@ cdef class Plan:
             return False
         if _kwargs_func(cls) is not self.kwargs_func:
             return False
-        if self.r_basis is not None and not same_basis(
-                class_basis(<type>self.rcls, _R_ALL_NAMES), self.r_basis):
-            return False
-        return True
+        if self.r_basis is None:
+            return True
+        if self.r_generation is not None:
+            # No reasoning class was patched since the plan was made (see _tracked).
+            return <object>(_R_GENERATION[0]) is self.r_generation
+        return same_basis(class_basis(<type>self.rcls, _R_ALL_NAMES), self.r_basis)
 
 
 cdef Plan _make_plan(type cls):
@@ -291,9 +326,12 @@ cdef Plan _make_plan(type cls):
         plan.kwargs_hook = getattr(cls, 'chat_template_kwargs_from_request')
 
     plan.r_starts = STARTS_CALL
+    generation = _R_GENERATION[0]  # read before the class, so a concurrent patch renews it after
     declared = _declared_reasoning(<type>rcls) if isinstance(rcls, type) else None
     if declared is not None:
         plan.r_basis, switches = declared
+        if _tracked(<type>rcls):
+            plan.r_generation = generation
         plan.r_init_names = switches
         if switches:
             plan.r_starts = STARTS_SWITCHES

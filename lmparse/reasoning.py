@@ -10,15 +10,40 @@ for classes that keep this class's methods.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, ReasoningParserManager
 
 __all__ = ['LEGACY_REASONING_PARSER_NAMES', 'ReasoningParser', 'ReasoningParserManager']
 
 
+# Replaced (never mutated) whenever an attribute of a reasoning class is set or
+# deleted: the compiled construction caches what a reasoning class resolves its
+# methods and declarations to, and one identity compare against this token
+# tells it nothing was patched since. Free-threaded builds: storing a list item
+# is atomic and every store is a new object, so a reader sees either token.
+_GENERATION: list[object] = [object()]
+
+
+class ReasoningMeta(type):
+    """The metaclass of :class:`ReasoningParser` and so of every reasoning class.
+
+    A plain ``type`` except that assigning or deleting a class attribute
+    (monkeypatching a method or a declaration) renews :data:`_GENERATION`.
+    """
+
+    if not TYPE_CHECKING:  # keep mypy's attribute checks on reasoning classes
+        def __setattr__(cls, name, value):
+            type.__setattr__(cls, name, value)
+            _GENERATION[0] = object()
+
+        def __delattr__(cls, name):
+            type.__delattr__(cls, name)
+            _GENERATION[0] = object()
+
+
 @ReasoningParserManager.register_module('default')
-class ReasoningParser:
+class ReasoningParser(metaclass=ReasoningMeta):
     """Default ``<think>...</think>`` reasoning protocol.
 
     Registered as 'default'; the legacy names in

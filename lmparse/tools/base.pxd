@@ -2,6 +2,27 @@ cdef enum:
     PENDING_INDEX = -2
     REJECTED_INDEX = -1
 
+# ChatCompletionRequest's slots, in lmparse.request order (checked at import).
+cdef enum:
+    S_MODEL = 0
+    S_MESSAGES = 1
+    S_TOOLS = 2
+    S_TOOL_CHOICE = 3
+    S_PARALLEL_TOOL_CALLS = 4
+    S_MAX_COMPLETION_TOKENS = 5
+    S_MAX_TOKENS = 6
+    S_STOP = 7
+    S_STREAM = 8
+    S_STREAM_OPTIONS = 9
+    S_REASONING_EFFORT = 10
+    S_RESPONSE_FORMAT = 11
+    S_SKIP_SPECIAL_TOKENS = 12
+    S_SPACES_BETWEEN_SPECIAL_TOKENS = 13
+    S_ENABLE_THINKING = 14
+    S_CHAT_TEMPLATE_KWARGS = 15
+    S_EXTRA = 16
+    N_OWN_SLOTS = 17
+
 # Hooks a Python subclass may override; built-in dialects skip Python dispatch otherwise.
 cdef enum:
     HOOK_FEED = 1
@@ -11,7 +32,7 @@ cdef enum:
 
 
 cdef bint is_own_request(object request) noexcept
-cdef object own_field(object request, str name)
+cdef object own_slot(object request, Py_ssize_t i)
 cdef bint immutable_type(type cls) noexcept
 cdef tuple class_basis(type cls, tuple names)
 cdef bint same_basis(tuple a, tuple b) noexcept

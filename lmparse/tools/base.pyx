@@ -1,5 +1,5 @@
 """ToolParser: the outer tool block, call identity, filtering and normalized deltas."""
-from cpython.object cimport PyObject_GenericGetAttr, PyObject_GenericSetAttr
+from cpython.object cimport PyObject, PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
 from libc.string cimport memcmp
 
@@ -36,32 +36,60 @@ cdef extern from "Python.h":
 
 # ---- lmparse's own request type ------------------------------------------------
 #
-# ChatCompletionRequest keeps its fields in ``__slots__``; its __getattr__ and
-# __setattr__ only route unknown names to ``extra``. For a slot, the generic
-# attribute protocol (public C-API) is what those hooks end in, without a
-# Python-level call: reads and the copy below use it directly. An unset slot
-# (a request made without __init__) raises AttributeError: callers then take
-# the general path, which reports it.
+# ChatCompletionRequest keeps its fields in ``__slots__`` (its __getattr__ and
+# __setattr__ only route unknown names to ``extra``), so slot access ends in the
+# slot's member descriptor. Reads and the copy below call the descriptors' own
+# get/set functions (PyType_GetSlot on their type: public, stable ABI, static
+# types since 3.10), skipping the generic protocol's MRO lookup. The descriptors
+# are the class's own, from its __dict__ at import, checked to be member
+# descriptors of it. An unset slot (a request made without __init__) raises
+# AttributeError: callers then take the general path, which reports it.
+# Free-threaded builds: the tables are written at import, then only read.
+
+cdef extern from "Python.h":
+    void *PyType_GetSlot(type tp, int slot) except? NULL
+    object PyType_GenericNew(type tp, PyObject *args, PyObject *kwds)
+    int Py_tp_descr_get
+    int Py_tp_descr_set
+
+ctypedef object (*_slot_get_t)(object descr, object obj, object owner)
+ctypedef int (*_slot_set_t)(object descr, object obj, object value) except -1
+
+
+class _MemberProbe:
+    __slots__ = ('x',)
+
 
 cdef tuple _OWN_SLOTS = _REQUEST_FIELDS + ('extra',)
-cdef Py_ssize_t _N_SLOTS = len(_OWN_SLOTS)
-cdef Py_ssize_t _I_TOOLS = _OWN_SLOTS.index('tools')
-cdef Py_ssize_t _I_CHOICE = _OWN_SLOTS.index('tool_choice')
-cdef Py_ssize_t _I_EXTRA = _OWN_SLOTS.index('extra')
-# The generic protocol is what attribute access does on the class as shipped.
+if len(_OWN_SLOTS) != N_OWN_SLOTS or any(_OWN_SLOTS.index(k) != v for k, v in {
+        'messages': S_MESSAGES, 'tools': S_TOOLS, 'tool_choice': S_TOOL_CHOICE, 'stop': S_STOP, 'extra': S_EXTRA,
+        'max_completion_tokens': S_MAX_COMPLETION_TOKENS, 'max_tokens': S_MAX_TOKENS, 'stream': S_STREAM,
+        'enable_thinking': S_ENABLE_THINKING, 'reasoning_effort': S_REASONING_EFFORT,
+        'response_format': S_RESPONSE_FORMAT, 'chat_template_kwargs': S_CHAT_TEMPLATE_KWARGS}.items()):
+    raise ImportError('ChatCompletionRequest slots differ from the S_* indices in lmparse/tools/base.pxd')
+_MEMBER_DESCRIPTOR = type(_MemberProbe.__dict__['x'])
+cdef tuple _OWN_DESCRS = tuple([_OwnRequest.__dict__.get(name) for name in _OWN_SLOTS])  # kept alive here
+cdef PyObject *_own_descr[N_OWN_SLOTS]
+cdef _slot_get_t _own_get = <_slot_get_t>PyType_GetSlot(_MEMBER_DESCRIPTOR, Py_tp_descr_get)
+cdef _slot_set_t _own_set = <_slot_set_t>PyType_GetSlot(_MEMBER_DESCRIPTOR, Py_tp_descr_set)
+for _i, _descr in enumerate(_OWN_DESCRS):
+    _own_descr[_i] = <PyObject *>_descr
+# Attribute access and construction end in these descriptors and object.__new__:
 cdef bint _OWN_GENERIC = (_OwnRequest.__getattribute__ is object.__getattribute__
-                          and _OwnRequest.__new__ is object.__new__)
-_object_new = object.__new__
+                          and _OwnRequest.__new__ is object.__new__
+                          and _own_get is not NULL and _own_set is not NULL
+                          and all(type(d) is _MEMBER_DESCRIPTOR and d.__objclass__ is _OwnRequest
+                                  for d in _OWN_DESCRS))
 
 
 cdef bint is_own_request(object request) noexcept:
-    """An exact ``ChatCompletionRequest`` whose slots :func:`own_field` may read."""
+    """An exact ``ChatCompletionRequest`` whose slots :func:`own_slot` may read."""
     return _OWN_GENERIC and type(request) is _OwnRequest
 
 
-cdef object own_field(object request, str name):
-    """Slot ``name`` of an own request (see :func:`is_own_request`); AttributeError when unset."""
-    return PyObject_GenericGetAttr(request, name)
+cdef object own_slot(object request, Py_ssize_t i):
+    """Slot ``i`` (S_*) of an own request (see :func:`is_own_request`); AttributeError when unset."""
+    return _own_get(<object>_own_descr[i], request, _OwnRequest)
 
 
 cdef object _prepare_own_request(ToolParser parser, object request):
@@ -76,20 +104,17 @@ cdef object _prepare_own_request(ToolParser parser, object request):
     cdef set names
     cdef dict schemas
     cdef Py_ssize_t i, size
-    cdef list values = [None] * _N_SLOTS
     try:
-        for i in range(_N_SLOTS):
-            values[i] = PyObject_GenericGetAttr(request, <str>_OWN_SLOTS[i])
+        choice = own_slot(request, S_TOOL_CHOICE)
+        extra = own_slot(request, S_EXTRA)
+        tools = own_slot(request, S_TOOLS)
     except AttributeError:
         return None  # a half-built request: the general path reports it
-    choice = values[_I_CHOICE]
     if not (choice is None or (type(choice) is str and (
             choice == 'auto' or choice == 'none' or choice == 'required'))):
         return None
-    extra = values[_I_EXTRA]
     if type(extra) is not dict:
         return None
-    tools = values[_I_TOOLS]
     names = set()
     schemas = {}
     if not tools:
@@ -113,11 +138,13 @@ cdef object _prepare_own_request(ToolParser parser, object request):
             if len(names) != size:  # the first tool of a name wins
                 parameters = (<dict>function).get('parameters')
                 schemas[name] = parameters if isinstance(parameters, dict) else {}
-    values[_I_TOOLS] = kept
-    values[_I_EXTRA] = (<dict>extra).copy()
-    new = _object_new(_OwnRequest)
-    for i in range(_N_SLOTS):
-        PyObject_GenericSetAttr(new, <str>_OWN_SLOTS[i], values[i])
+    new = PyType_GenericNew(_OwnRequest, NULL, NULL)  # object.__new__(_OwnRequest), in C
+    try:  # every slot through its descriptor's setter (what GenericSetAttr ends in)
+        for i in range(N_OWN_SLOTS):
+            value = kept if i == S_TOOLS else (<dict>extra).copy() if i == S_EXTRA else own_slot(request, i)
+            _own_set(<object>_own_descr[i], new, value)
+    except AttributeError:
+        return None  # a half-built request: the general path reports it
     if parser is not None:
         parser._allowed_tool_names = names
         parser._tool_schemas = schemas
@@ -216,7 +243,7 @@ cdef int hook_overrides(type cls, tuple names) except -1:
     entry.names = names
     entry.bits = bits
     entry.basis = None if frozen else (basis if basis is not None else class_basis(cls, names))
-    entries = tuple(e for e in <tuple>entries if (<_Hooks>e).names is not names) + (entry,)
+    entries = tuple([e for e in <tuple>entries if (<_Hooks>e).names is not names] + [entry])  # no closure
     if len(_hook_cache) >= 256:
         _hook_cache.clear()
     _hook_cache[cls] = entries
