@@ -32,13 +32,8 @@ class PyQwen3Coder(XmlToolParser):
     multiple_calls = True
     strip_value_newlines = True
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str:
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls) -> str:
-        return '</tool_call>'
+    tool_open_tag = '<tool_call>'
+    tool_close_tag = '</tool_call>'
 
 
 class PyGlm47(XmlToolParser):
@@ -50,13 +45,8 @@ class PyGlm47(XmlToolParser):
     value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str:
-        return '<tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls) -> str:
-        return '</tool_call>'
+    tool_open_tag = '<tool_call>'
+    tool_close_tag = '</tool_call>'
 
 
 class MiniMaxM2(XmlToolParser):
@@ -70,25 +60,15 @@ class MiniMaxM2(XmlToolParser):
     function_close = '</invoke>'
     multiple_calls = True
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str:
-        return '<minimax:tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls) -> str:
-        return '</minimax:tool_call>'
+    tool_open_tag = '<minimax:tool_call>'
+    tool_close_tag = '</minimax:tool_call>'
 
 
 class SeedOss(PyQwen3Coder):
     """``<seed:tool_call><function=NAME><parameter=K>V</parameter></function></seed:tool_call>``."""
 
-    @classmethod
-    def get_tool_open_tag(cls) -> str:
-        return '<seed:tool_call>'
-
-    @classmethod
-    def get_tool_close_tag(cls) -> str:
-        return '</seed:tool_call>'
+    tool_open_tag = '<seed:tool_call>'
+    tool_close_tag = '</seed:tool_call>'
 
 
 class TokenAlignedQwen3Coder(PyQwen3Coder):
