@@ -17,7 +17,7 @@ Every marker starts with ``<``, so markers are found by scanning ``<`` once.
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -27,8 +27,6 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
-    unsigned long PyType_GetFlags(type)
-    unsigned long Py_TPFLAGS_HEAPTYPE
 
 __all__ = ['DSML_TOKEN', 'DsmlToolParser']
 
@@ -69,27 +67,23 @@ _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'par
                 'string_value', 'json_value', 'parameter_end')
 
 # The declarations the markers are built from (a DSML dialect's whole syntax).
-_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead')
+cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead')
 
 # class -> (declared values, markers, open tag): joining the markers costs more
-# than the rest of a parser's construction. A built-in class's attributes
-# cannot change; a Python subclass's are compared by identity at each use, so
-# a changed declaration rebuilds its entry. Threads racing on a miss only
-# build the same entry twice.
+# than the rest of a parser's construction. A compiled class's entry is final;
+# a Python class's declarations are compared by identity at each use (the
+# base's class_basis), so a changed declaration rebuilds its entry. Threads
+# racing on a miss only build the same entry twice.
 cdef dict _marker_cache = {}
 
 
 cdef tuple _class_entry(type cls):
     entry = _marker_cache.get(cls)
-    if entry is not None:
-        if not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
-            return <tuple>entry
-        declared = (<tuple>entry)[0]
-        if (cls.dsml_token is declared[0] and cls.tool_calls_block_name is declared[1]
-                and cls.invoke_element is declared[2] and cls.parameter_element is declared[3]
-                and cls.block_lead is declared[4]):
-            return <tuple>entry
-    declared = tuple([getattr(cls, name) for name in _DECLARED])
+    if entry is not None and immutable_type(cls):
+        return <tuple>entry
+    declared = class_basis(cls, _DECLARED)
+    if entry is not None and same_basis(<tuple>(<tuple>entry)[0], declared):
+        return <tuple>entry
     for name, value in zip(_DECLARED, declared):
         if not isinstance(value, str):
             raise TypeError(f'{cls.__name__}.{name} must be str, got {type(value).__name__}')

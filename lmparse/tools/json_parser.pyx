@@ -8,7 +8,7 @@ import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser
+from lmparse.tools.base cimport ToolParser, class_basis, immutable_type, same_basis
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
@@ -16,8 +16,6 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
-    unsigned long PyType_GetFlags(type)
-    unsigned long Py_TPFLAGS_HEAPTYPE
 
 cdef enum:
     P_START = 0
@@ -48,30 +46,28 @@ cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
     return value if isinstance(value, str) else str(value)
 
 
-# class -> (name_field, argument_field) as declared. A built-in class's
-# attributes cannot change; a Python subclass's are compared by identity at
-# each construction, so a changed declaration rebuilds its entry. Threads
-# racing on a miss only build the same entry twice.
+# class -> (name_field, argument_field) as declared. A compiled class's entry
+# is final; a Python class's is compared by identity at each construction (the
+# base's class_basis), so a changed declaration rebuilds it. Threads racing on
+# a miss only build the same entry twice.
+cdef tuple _FIELD_NAMES = ('name_field', 'argument_field')
 cdef dict _declared = {}
 
 
 cdef tuple _declared_fields(type cls):
     entry = _declared.get(cls)
-    if entry is not None:
-        if not (PyType_GetFlags(cls) & Py_TPFLAGS_HEAPTYPE):
-            return <tuple>entry
-        if cls.name_field is (<tuple>entry)[0] and cls.argument_field is (<tuple>entry)[1]:
-            return <tuple>entry
-    name_field = cls.name_field
-    argument_field = cls.argument_field
-    for field in (name_field, argument_field):
+    if entry is not None and immutable_type(cls):
+        return <tuple>entry
+    fields = class_basis(cls, _FIELD_NAMES)
+    if entry is not None and same_basis(<tuple>entry, fields):
+        return <tuple>entry
+    for field in fields:
         if not isinstance(field, str):
             raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
-    entry = (name_field, argument_field)
     if len(_declared) >= 256:
         _declared.clear()
-    _declared[cls] = entry
-    return <tuple>entry
+    _declared[cls] = fields
+    return fields
 
 
 cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
