@@ -561,6 +561,9 @@ cdef class ResponseParserCore:
         cdef int kind = PyUnicode_KIND(p)
         cdef void *data = PyUnicode_DATA(p)
         cdef str tag = self._t_open
+        if n == 0 and not self._final:
+            # An empty step decides nothing: the next text may still be a newline.
+            return False
         while k < n and PyUnicode_READ(kind, data, k) == u'\n':
             k += 1
         if k:

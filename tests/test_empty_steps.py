@@ -1,0 +1,56 @@
+"""Text-less engine steps never change the result (issue: separator newline leaked).
+
+An empty chunk right after a tool block used to settle the separator decision on
+an empty buffer, so the newline before the next block leaked into content (or
+reasoning). Every registered tool dialect, in every reasoning configuration.
+"""
+from __future__ import annotations
+
+import pytest
+
+from lmparse import BaseResponseParser, ToolParserManager
+from tests.streaming import make_request, reconstruct, stream_flagged
+
+BLOCK_DIALECTS = [n for n in ToolParserManager.names() if ToolParserManager.get(n).get_tool_close_tag()]
+REASONING = [None, 'default', 'deepseek-v3']
+THINKING = [None, False]
+
+
+def _request(thinking: bool | None) -> dict:
+    request = make_request()
+    if thinking is not None:
+        request['chat_template_kwargs'] = {'enable_thinking': thinking}
+    return request
+
+
+def _result(cls, request, chunks, flush):
+    parser = cls(request)
+    return reconstruct(parser, stream_flagged(parser, chunks, flush=flush)).key()
+
+
+@pytest.mark.parametrize('thinking', THINKING)
+@pytest.mark.parametrize('reasoning', REASONING)
+@pytest.mark.parametrize('dialect', BLOCK_DIALECTS)
+def test_empty_chunk_after_tool_block(dialect: str, reasoning: str | None, thinking: bool | None) -> None:
+    tool_cls = ToolParserManager.get(dialect)
+    block = tool_cls.get_tool_open_tag() + tool_cls.get_tool_close_tag()
+    cls = BaseResponseParser.with_parsers(reasoning, dialect)
+    request = _request(thinking)
+    for prefix in ('', '<think>x'):
+        text = prefix + block + '\n' + block + 'tail'
+        one = _result(cls, request, [text], flush=False)
+        a, b = len(prefix) + len(block), len(prefix) + len(block) + 1
+        for chunks in ([text[:a], '', text[a:]],
+                       [text[:a], '', '', text[a:b], '', text[b:]],
+                       [text[:a], text[a:b], '', text[b:]]):
+            for flush in (False, True):
+                assert _result(cls, request, chunks, flush) == one, (chunks, flush)
+
+
+def test_issue_repro_qwen3() -> None:
+    parser = BaseResponseParser.with_parsers(None, 'qwen3')(make_request())
+    out = []
+    for chunk in ['<tool_call></tool_call>', '', '\n<tool_call>']:
+        out.extend(parser.stream_chunk(chunk, []))
+    out.extend(parser.stream_chunk('', [], final=True))
+    assert [m for m, _ in out if m.content] == []
