@@ -119,10 +119,16 @@ cdef int _match_tag(str p, Py_ssize_t at, Py_ssize_t n, bint all_tags, bint fina
     return T_NONE
 
 
-cdef bint _has_tag_text(str s, int code):
-    """Whether ``s`` holds the tag of ``code``, or ends inside it (text mode carries the specials)."""
+cdef bint _has_tag_text(str s, int code, bint at_start):
+    """Whether ``s`` holds the tag of ``code``, or ends inside it (text mode carries the specials).
+
+    ``at_start``: the special is the first token of the response, so in text mode ``s`` starts with
+    its tag or (the engine holding text back) with a part of it.
+    """
     cdef str tag = <str>TAGS[code]
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), k
+    if at_start and n:
+        return s.startswith(tag) or tag.startswith(s)
     if s.find(tag) >= 0:
         return True
     for k in range(2, min(n, PyUnicode_GET_LENGTH(tag) - 1) + 1):
@@ -338,10 +344,13 @@ cdef class HarmonyParserCore:
         if self._out_parts:
             self._out_parts = []
         cdef bint has_special = False
+        cdef int code
+        cdef Py_ssize_t at
         if ids.n:
             has_special = self._count_ids(ids)
         if self._mode == MODE_AUTO and has_special:
-            if _has_tag_text(self._pending + text if self._pending else text, first_special(ids)):
+            code = first_special(ids, &at)
+            if _has_tag_text(self._pending + text if self._pending else text, code, at == 0 and not self._had_text):
                 self._mode = MODE_TEXT
             else:
                 self._mode = MODE_IDS

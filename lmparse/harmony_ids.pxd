@@ -35,7 +35,7 @@ cdef inline bint is_terminator(int code) noexcept:
     return code == T_END or code == T_CALL or code == T_RETURN
 
 
-cdef int first_special(TokenIds *ids) except -1
+cdef int first_special(TokenIds *ids, Py_ssize_t *at) except -1
 cdef list segment_id_lists(TokenIds *ids)
 
 

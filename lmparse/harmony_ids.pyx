@@ -35,14 +35,16 @@ cdef enum:
     WAIT = -1
 
 
-cdef int first_special(TokenIds *ids) except -1:
-    """Tag code of the first Harmony special id (T_NONE without one)."""
+cdef int first_special(TokenIds *ids, Py_ssize_t *at) except -1:
+    """Tag code of the first Harmony special id (T_NONE without one); its index goes to ``at``."""
     cdef Py_ssize_t i
     cdef int code
     for i in range(ids.n):
         code = tag_of_id(ids_at(ids, i))
         if code != T_NONE:
+            at[0] = i
             return code
+    at[0] = ids.n
     return T_NONE
 
 
