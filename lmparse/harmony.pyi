@@ -1,9 +1,9 @@
 """Type stub for the compiled ``lmparse.harmony`` module."""
-from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 from lmparse.protocol import DeltaMessage, ToolCall
 from lmparse.response import ResponseParser
+from lmparse.token_ids import TokenIdsLike
 from lmparse.tools.base import ToolParser
 
 __all__ = [
@@ -49,10 +49,10 @@ class HarmonyParserCore:
     @property
     def state(self) -> Literal["header", "content", "between"]: ...
     def stream_chunk(
-        self, delta_text: str | None, delta_token_ids: Sequence[int] | None = None, final: bool = False, **kwargs: Any
+        self, delta_text: str | None, delta_token_ids: TokenIdsLike | None = None, final: bool = False, **kwargs: Any
     ) -> list[tuple[DeltaMessage, bool]]: ...
     def parse_complete(
-        self, text: str, token_ids: Sequence[int] | None = None, **kwargs: Any
+        self, text: str, token_ids: TokenIdsLike | None = None, **kwargs: Any
     ) -> tuple[str | None, list[ToolCall] | None, str | None]: ...
 
 class HarmonyResponseParser(HarmonyParserCore, ResponseParser):  # type: ignore[misc]

@@ -12,10 +12,15 @@ fixed by the ``o200k_harmony`` encoding) while ``delta_text`` carries the rest.
 """
 import logging
 
-from cpython.list cimport PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
+from lmparse.harmony_ids cimport (
+    SpecialAligner, T_CALL, T_CHANNEL, T_CONSTRAIN, T_END, T_MESSAGE, T_NONE, T_PARTIAL, T_RETURN, T_START,
+    first_special, segment_id_lists, tag_of_id,
+)
+from lmparse.harmony_ids cimport is_terminator as _is_terminator
 from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open
 from lmparse.tools.base cimport ToolParser
 
 cdef extern from "Python.h":
@@ -51,17 +56,6 @@ START_ID = 200006
 END_ID = 200007
 MESSAGE_ID = 200008
 CALL_ID = 200012
-
-cdef enum:
-    T_NONE = 0
-    T_START = 1
-    T_END = 2
-    T_MESSAGE = 3
-    T_CHANNEL = 4
-    T_CONSTRAIN = 5
-    T_RETURN = 6
-    T_CALL = 7
-    T_PARTIAL = -1
 
 cdef tuple TAGS = ('', '<|start|>', '<|end|>', '<|message|>', '<|channel|>', '<|constrain|>',
                    '<|return|>', '<|call|>')
@@ -101,28 +95,6 @@ cdef enum:
     MODE_IDS = 2
 
 
-cdef inline int _tag_of_id(long long tid) noexcept:
-    if tid == 200006:
-        return T_START
-    if tid == 200007:
-        return T_END
-    if tid == 200008:
-        return T_MESSAGE
-    if tid == 200005:
-        return T_CHANNEL
-    if tid == 200003:
-        return T_CONSTRAIN
-    if tid == 200002:
-        return T_RETURN
-    if tid == 200012:
-        return T_CALL
-    return T_NONE
-
-
-cdef inline bint _is_terminator(int code) noexcept:
-    return code == T_END or code == T_CALL or code == T_RETURN
-
-
 cdef int _match_tag(str p, Py_ssize_t at, Py_ssize_t n, bint all_tags, bint final):
     """Tag code starting at ``at`` (p[at] == '<'); T_PARTIAL when p[at:] may still grow into one."""
     cdef int code
@@ -147,17 +119,22 @@ cdef int _match_tag(str p, Py_ssize_t at, Py_ssize_t n, bint all_tags, bint fina
     return T_NONE
 
 
-cdef bint _has_tag_text(str s):
-    """Whether ``s`` holds a Harmony tag, or ends inside one (text mode carries the specials)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
-    cdef Py_ssize_t at = 0
-    while True:
-        at = PyUnicode_FindChar(s, u'<', at, n, 1)
-        if at < 0:
-            return False
-        if _match_tag(s, at, n, True, False) != T_NONE:
+cdef bint _has_tag_text(str s, int code, bint at_start):
+    """Whether ``s`` holds the tag of ``code``, or ends inside it (text mode carries the specials).
+
+    ``at_start``: the special is the first token of the response, so in text mode ``s`` starts with
+    its tag or (the engine holding text back) with a part of it.
+    """
+    cdef str tag = <str>TAGS[code]
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), k
+    if at_start and n:
+        return s.startswith(tag) or tag.startswith(s)
+    if s.find(tag) >= 0:
+        return True
+    for k in range(2, min(n, PyUnicode_GET_LENGTH(tag) - 1) + 1):
+        if tag.startswith(PyUnicode_Substring(s, n - k, n)):
             return True
-        at += 1
+    return False
 
 
 _NON_ASSISTANT_ROLES = frozenset(('user', 'system', 'developer'))
@@ -261,6 +238,8 @@ cdef class HarmonyParserCore:
     cdef bint _any_message
     cdef bint _final
     cdef bint _received_any
+    cdef bint _had_text
+    cdef SpecialAligner _aligner
     cdef HarmonyToolParser _tool
     cdef public object request
     cdef public object tool_parser
@@ -309,6 +288,8 @@ cdef class HarmonyParserCore:
         self._any_message = False
         self._final = False
         self._received_any = False
+        self._had_text = False
+        self._aligner = None
         self._ids_in_body = False
 
     # ---- public state ---------------------------------------------------------
@@ -341,19 +322,20 @@ cdef class HarmonyParserCore:
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
         cdef str text = <str>delta_text
-        cdef bint have_ids
-        if type(delta_token_ids) is list:  # the usual case, without a Python truth test
-            ids = delta_token_ids
-            have_ids = PyList_GET_SIZE(ids) != 0
-        else:
-            ids = delta_token_ids or ()
-            have_ids = bool(ids)
-        if not text and not have_ids and not self._received_any and not final:
+        cdef TokenIds ids
+        ids_open(&ids, delta_token_ids)  # a list as it is, an integer buffer in place
+        try:
+            return self._route(text, &ids, bool(final))
+        finally:
+            ids_close(&ids)
+
+    cdef list _route(self, str text, TokenIds *ids, bint final):
+        if not text and not ids.n and not self._received_any and not final:
             # Some engines send an empty first step; clients expect a visible empty delta.
             self._received_any = True
             return [(new_delta_message('', None, None), False)]
         self._received_any = True
-        self._final = bool(final)
+        self._final = final
         cdef list out = []
         self._out = out
         self._out_kind = OUT_NONE
@@ -362,10 +344,13 @@ cdef class HarmonyParserCore:
         if self._out_parts:
             self._out_parts = []
         cdef bint has_special = False
-        if have_ids:
+        cdef int code
+        cdef Py_ssize_t at
+        if ids.n:
             has_special = self._count_ids(ids)
         if self._mode == MODE_AUTO and has_special:
-            if _has_tag_text(self._pending + text if self._pending else text):
+            code = first_special(ids, &at)
+            if _has_tag_text(self._pending + text if self._pending else text, code, at == 0 and not self._had_text):
                 self._mode = MODE_TEXT
             else:
                 self._mode = MODE_IDS
@@ -375,14 +360,20 @@ cdef class HarmonyParserCore:
                     self._on_text(held)
         if self._mode == MODE_IDS:
             self._feed_ids(text, ids)
-            if self._final:
-                self._finish()
         else:
+            if has_special and self._aligner is None:
+                # Text mode with ids: from the first special id on, the ids decide which tag text is a tag.
+                self._aligner = SpecialAligner(self._had_text)
             if text:
                 self._pending = self._pending + text if self._pending else text
-            self._scan_text()
-            if self._final:
-                self._finish()
+                self._had_text = True
+            if self._aligner is not None:
+                self._aligner.add_ids(ids)
+                self._scan_aligned()
+            else:
+                self._scan_text()
+        if self._final:
+            self._finish()
         self._flush_out()
         self._out = None
         self._out_msg = None
@@ -390,23 +381,21 @@ cdef class HarmonyParserCore:
 
     def parse_complete(self, str text not None, token_ids=None, **kwargs):
         """Parse a whole response: ``(content or None, [ToolCall] or None, reasoning or None)``."""
-        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids or [], final=True))
+        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids, final=True))
         tool_calls = self._tool.build_tool_calls(tool_deltas)
         return (content or None), (tool_calls or None), (reasoning or None)
 
     # ---- token ids ------------------------------------------------------------
 
-    cdef bint _count_ids(self, object ids) except -1:
+    cdef bint _count_ids(self, TokenIds *ids) except -1:
         """Count body tokens per message; return whether a Harmony special id occurs."""
         cdef bint in_body = self._ids_in_body
         cdef bint seen = False
-        cdef long long tid
         cdef int code
         cdef list counts = self._body_token_counts
-        cdef Py_ssize_t pending = 0
-        for item in ids:
-            tid = item
-            code = _tag_of_id(tid)
+        cdef Py_ssize_t pending = 0, i
+        for i in range(ids.n):
+            code = tag_of_id(ids_at(ids, i))
             if code != T_NONE:
                 seen = True
             if in_body:
@@ -430,24 +419,20 @@ cdef class HarmonyParserCore:
             counts[last] = <Py_ssize_t>counts[last] + n
         return 0
 
-    cdef int _feed_ids(self, str text, object ids) except -1:
+    cdef int _feed_ids(self, str text, TokenIds *ids) except -1:
         cdef list codes = []
         cdef list counts = []
-        cdef list seg_ids = []
-        cdef list current = []
         cdef int code
-        cdef Py_ssize_t i, nonempty = 0, last = 0
-        for item in ids:
-            code = _tag_of_id(item)
+        cdef Py_ssize_t i, run = 0, nonempty = 0, last = 0
+        for i in range(ids.n):
+            code = tag_of_id(ids_at(ids, i))
             if code == T_NONE:
-                current.append(item)
+                run += 1
             else:
                 codes.append(code)
-                counts.append(len(current))
-                seg_ids.append(current)
-                current = []
-        counts.append(len(current))
-        seg_ids.append(current)
+                counts.append(run)
+                run = 0
+        counts.append(run)
         if not codes:
             if text:
                 self._on_text(text)
@@ -463,6 +448,7 @@ cdef class HarmonyParserCore:
             parts[last if nonempty else 0] = text
         else:
             from lmparse.harmony_request import split_chunk_text
+            seg_ids = segment_id_lists(ids) if self._tokenizer is not None else [()] * len(counts)
             parts = split_chunk_text(text, codes, counts, seg_ids, self._state, self._tokenizer)
         for i in range(len(codes) + 1):
             if parts is not None and parts[i]:
@@ -504,6 +490,18 @@ cdef class HarmonyParserCore:
             self._pending = ''
         elif pos:
             self._pending = PyUnicode_Substring(p, pos, n)
+        return 0
+
+    cdef int _scan_aligned(self) except -1:
+        cdef list events = []
+        cdef str p = self._pending
+        cdef Py_ssize_t used = self._aligner.scan(p, self._final, events)
+        self._pending = PyUnicode_Substring(p, used, PyUnicode_GET_LENGTH(p)) if used else p
+        for event in events:
+            if type(event) is str:
+                self._on_text(<str>event)
+            else:
+                self._on_tag(<int>event)
         return 0
 
     # ---- events ---------------------------------------------------------------

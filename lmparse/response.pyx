@@ -28,6 +28,7 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
 
 cdef extern from "Python.h":
@@ -344,11 +345,12 @@ cdef class ResponseParserCore:
             delta_text = ''
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
-        if self._count_on and not self._thinking_off and delta_token_ids:
+        cdef bint have_ids = token_ids_given(delta_token_ids)
+        if self._count_on and not self._thinking_off and have_ids:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
-        if not text and not delta_token_ids and not self._received_any_text:
+        if not text and not have_ids and not self._received_any_text:
             # Some engines send an empty first step; clients expect a visible empty delta.
             return [(new_delta_message('', None, None), False)]
         if self._passthrough:
@@ -371,14 +373,20 @@ cdef class ResponseParserCore:
         cdef long long close_id = self._rt_close_id
         cdef bint counting = self._counting
         cdef Py_ssize_t count = self._reasoning_count
-        for item in token_ids:
-            tid = item
-            if tid == open_id:
-                counting = True
-            elif tid == close_id:
-                counting = False
-            elif counting:
-                count += 1
+        cdef Py_ssize_t i
+        cdef TokenIds ids
+        ids_open(&ids, token_ids)  # lists as they are, integer buffers in place
+        try:
+            for i in range(ids.n):
+                tid = ids_at(&ids, i)
+                if tid == open_id:
+                    counting = True
+                elif tid == close_id:
+                    counting = False
+                elif counting:
+                    count += 1
+        finally:
+            ids_close(&ids)
         self._counting = counting
         self._reasoning_count = count
         return 0
@@ -586,7 +594,7 @@ cdef class ResponseParserCore:
         if self._count_on:
             self._reasoning_count = 0
             self._counting = self.reasoning_enabled
-        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids or [], final=True))
+        content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids, final=True))
         tool_calls = self.tool_parser.build_tool_calls(tool_deltas) if self.tool_parser is not None else []
         return (content or None), (tool_calls or None), (reasoning or None)
 

@@ -1,0 +1,6 @@
+"""Type stub for the compiled ``lmparse.harmony_ids`` module (internal: special-token alignment)."""
+
+class SpecialAligner:
+    def __init__(self, ordinary_before: bool = False) -> None: ...
+    @property
+    def pending_specials(self) -> list[int]: ...

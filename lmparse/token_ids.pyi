@@ -1,0 +1,12 @@
+"""Type stub for the compiled ``lmparse.token_ids`` module."""
+from collections.abc import Iterable
+
+from typing_extensions import Buffer, TypeAlias
+
+__all__ = ["read_token_ids", "sum_token_ids"]
+
+# What ``delta_token_ids`` / ``token_ids`` accept: any iterable of ints or a 1-D integer buffer.
+TokenIdsLike: TypeAlias = Iterable[int] | Buffer
+
+def read_token_ids(ids: TokenIdsLike | None) -> list[int]: ...
+def sum_token_ids(ids: TokenIdsLike | None) -> int: ...
