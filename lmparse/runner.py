@@ -16,11 +16,15 @@ work happens in the compiled parser.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lmparse.protocol import DeltaMessage, ToolCall
+from lmparse.token_ids import read_token_ids
+
+if TYPE_CHECKING:
+    from lmparse.token_ids import TokenIdsLike
 
 __all__ = ['ChatResult', 'ChatRunner', 'EngineChunk', 'StreamDelta', 'build_usage']
 
@@ -106,17 +110,20 @@ class ChatRunner:
     def finished(self) -> bool:
         return self._finished
 
-    def feed(self, text: str | None, token_ids: Sequence[int] | None = None, logprobs: Any = None,
+    def feed(self, text: str | None, token_ids: TokenIdsLike | None = None, logprobs: Any = None,
              finish_reason: str | None = None) -> list[StreamDelta]:
         """Parse one engine chunk; ``finish_reason`` set means it is the last one."""
         if self._finished:
             raise RuntimeError('ChatRunner.feed() called after the finishing chunk')
-        ids: Sequence[int] = token_ids if token_ids is not None else ()
-        self.completion_tokens += len(ids)
+        ids: Any = token_ids if token_ids is not None else ()
+        if not isinstance(ids, Sized):  # an iterator: read it once
+            ids = read_token_ids(ids)
+        n_ids = len(ids)
+        self.completion_tokens += n_ids
         final = finish_reason is not None
         pairs = self.parser.stream_chunk(text or '', ids, final=final)
         if not pairs:
-            if not final and not (self.emit_metadata_only and ids):
+            if not final and not (self.emit_metadata_only and n_ids):
                 return []
             pairs = [(DeltaMessage(role='assistant', content=''), False)]
         out: list[StreamDelta] = []
@@ -160,8 +167,8 @@ class ChatRunner:
         finish_reason: str | None = None
         for chunk in chunks:
             parts.append(chunk.text or '')
-            if chunk.token_ids:
-                token_ids.extend(chunk.token_ids)
+            if chunk.token_ids is not None:
+                token_ids.extend(read_token_ids(chunk.token_ids))
             if chunk.logprobs:
                 logprobs.extend(chunk.logprobs)
             if chunk.finish_reason is not None:

@@ -3,10 +3,9 @@ from collections.abc import Iterable
 
 from typing_extensions import Buffer, TypeAlias
 
-__all__ = ["read_token_ids", "sum_token_ids"]
+__all__ = ["read_token_ids"]
 
 # What ``delta_token_ids`` / ``token_ids`` accept: any iterable of ints or a 1-D integer buffer.
 TokenIdsLike: TypeAlias = Iterable[int] | Buffer
 
 def read_token_ids(ids: TokenIdsLike | None) -> list[int]: ...
-def sum_token_ids(ids: TokenIdsLike | None) -> int: ...

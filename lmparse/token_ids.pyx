@@ -12,7 +12,7 @@ from cpython.number cimport PyNumber_Index
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint64_t
 
-__all__ = ['read_token_ids', 'sum_token_ids']
+__all__ = ['read_token_ids']
 
 cdef int _ONE = 1
 
@@ -162,16 +162,3 @@ def read_token_ids(ids):
     finally:
         ids_close(&r)
 
-
-def sum_token_ids(ids):
-    """The sum of the ids, read as the parsers read them (for timing the reader)."""
-    cdef TokenIds r
-    cdef Py_ssize_t i
-    cdef long long total = 0
-    ids_open(&r, ids)
-    try:
-        for i in range(r.n):
-            total += ids_at(&r, i)
-    finally:
-        ids_close(&r)
-    return total

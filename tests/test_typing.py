@@ -32,6 +32,7 @@ STUBBED_MODULES = (
     'lmparse.tools.json_parser',
     'lmparse.tools.json_scanner',
     'lmparse.tools.json_escape',
+    'lmparse.token_ids',
 )
 
 GOOD_SCRIPT = r'''
@@ -277,12 +278,14 @@ def misuse(parser: BaseResponseParser) -> None:
 # Cython artefacts stubtest sees but that are not API.
 STUBTEST_ALLOWLIST = r'''
 # Cython's doctest dict and C-API capsule table.
-lmparse\.(response|tools\.(base|json_parser|json_scanner|json_escape))\.__(test|pyx_capi)__
+lmparse\.(response|token_ids|tools\.(base|json_parser|json_scanner|json_escape))\.__(test|pyx_capi)__
 # Cython's generated pickling helpers.
 lmparse\..*\.__(reduce|setstate)_cython__
 # A cdef class's __init__ is a slot wrapper reported as (*args, **kwargs);
 # it really takes no arguments.
 lmparse\.tools\.json_scanner\.JsonValueScanner\.__init__
+# A type alias that exists only for type checkers.
+lmparse\.token_ids\.TokenIdsLike
 '''
 
 
