@@ -32,8 +32,12 @@ cdef class XmlToolParser(ToolParser):
     # the last grammar or hook step (results written by it, applied by the driver)
     cdef XmlStep _step
     cdef object _out_name
+    # a name the text has not terminated yet (NAME_* state and its text so far)
+    cdef int _name_state
+    cdef HeldText _name_buf
 
     cdef _reset_call_state(self)
+    cdef object held_name(self, str text)
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
     cdef int put(self, str fragment) except -1
     cdef int flush(self, list deltas) except -1

@@ -21,7 +21,7 @@ from lmparse.tools.base cimport ToolParser
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
-    PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
+    NAME_NONE, PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
     XH_CALL_END, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_values cimport (
@@ -179,12 +179,14 @@ cdef class XmlToolParser(ToolParser):
         self._xml_hooks = g.hooks
         self._step.lead = g.block_lead(None)
         self._held.kind = 1
+        self._name_buf.kind = 1
         self._out = None
         self._frags = []
         self._reset_call_state()
 
     def __dealloc__(self):
         held_free(&self._held)
+        held_free(&self._name_buf)
 
     @classmethod
     def _xml_grammar(cls):
@@ -204,6 +206,9 @@ cdef class XmlToolParser(ToolParser):
         self._json_closed = False
         self._arg_count = 0
         self._step.resume = 0
+        self._name_state = NAME_NONE
+        if self._name_buf.len:
+            held_free(&self._name_buf)  # a name the block never finished
 
     @property
     def _phase_name(self):
@@ -226,6 +231,8 @@ cdef class XmlToolParser(ToolParser):
         """``(pos, name, "arg_start" | "done")`` or None; name None with "done" = empty block."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.function(self, payload, pos, final, &self._step)
         if r < 0:
             return None
@@ -235,6 +242,8 @@ cdef class XmlToolParser(ToolParser):
         """``(pos, "arg_name" | "done")`` or None."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.arg_start(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -244,6 +253,8 @@ cdef class XmlToolParser(ToolParser):
         """``(value_start, argument_name)`` or None."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.arg_name(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -253,6 +264,8 @@ cdef class XmlToolParser(ToolParser):
         """After a call: ``(pos, "function")`` when another call follows in this block, ``(pos, "done")`` otherwise."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.call_end(payload, pos, final, &self._step)
         if r < 0:
             return None
@@ -260,25 +273,41 @@ cdef class XmlToolParser(ToolParser):
 
     # ---- hook dispatch -------------------------------------------------------
 
+    cdef object held_name(self, str text):
+        """The held name joined with the step's last piece, stripped (see ``XmlStep``)."""
+        cdef XmlStep *st = &self._step
+        held_append(&self._name_buf, text, st.name_start, st.name_end)
+        name = held_take(&self._name_buf, 0, self._name_buf.len).strip()
+        if not name and st.name_optional:
+            return None
+        return name
+
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
         cdef int bit = XH_CALL_END if phase == PH_CALL_END else 1 << phase  # XH_* of the phase
         cdef Py_ssize_t r
         cdef XmlGrammar g
+        cdef XmlStep *st = &self._step
         if not (self._xml_hooks & bit):
             g = self._grammar
-            if phase == PH_FUNCTION:
-                r = g.function(self, text, pos, final, &self._step)
-                if r >= 0:
-                    self._out_name = _step_name(text, &self._step)
-                return r
             if phase == PH_ARG_START:
-                return g.arg_start(self, text, pos, &self._step)
-            if phase == PH_ARG_NAME:
-                r = g.arg_name(self, text, pos, &self._step)
-                if r >= 0:
-                    self._out_name = _step_name(text, &self._step)
-                return r
-            return g.call_end(text, pos, final, &self._step)
+                return g.arg_start(self, text, pos, st)
+            if phase == PH_CALL_END:
+                return g.call_end(text, pos, final, st)
+            # A name the text has not terminated is consumed and held here.
+            st.may_hold = True
+            st.held = self._name_state
+            if phase == PH_FUNCTION:
+                r = g.function(self, text, pos, final, st)
+            else:
+                r = g.arg_name(self, text, pos, st)
+            if r < 0:
+                if st.piece_start >= 0:
+                    held_append(&self._name_buf, text, st.piece_start, st.piece_end)
+                self._name_state = st.held
+            else:
+                self._out_name = self.held_name(text) if st.name_raw else _step_name(text, st)
+                self._name_state = NAME_NONE
+            return r
         result = python_step(self, phase, text, pos, size, final, &self._step)
         if result is None:
             return -1
