@@ -31,6 +31,8 @@ class PyQwen3Coder(XmlToolParser):
     function_close = '</function>'
     multiple_calls = True
     strip_value_newlines = True
+    value_end_tags = ('<parameter=', '</tool_call>')
+    value_ends_at_function_close = True
 
     tool_open_tag = '<tool_call>'
     tool_close_tag = '</tool_call>'
@@ -44,6 +46,7 @@ class PyGlm47(XmlToolParser):
     arg_name_end = '</arg_key>'
     value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
+    value_end_tags = ('<arg_key>', '</tool_call>')
 
     tool_open_tag = '<tool_call>'
     tool_close_tag = '</tool_call>'

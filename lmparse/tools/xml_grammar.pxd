@@ -71,6 +71,9 @@ cdef class XmlGrammar:
     cdef Py_UCS4 value_lead
     cdef tuple value_prefixes
     cdef bint hold_all_value_prefixes
+    # markers that also end a value whose close tag is missing (None: none)
+    cdef readonly tuple value_end_tags
+    cdef readonly bint value_ends_at_function_close
     cdef readonly bint strip_newlines
     cdef int hooks
     # what a Python dialect class resolved its declarations and hooks to (None: a compiled class)

@@ -311,7 +311,7 @@ cdef class XmlGrammar:
 
     def __repr__(self):
         fields = ('function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open',
-                  'value_close', 'function_close', 'multiple_calls')
+                  'value_close', 'function_close', 'multiple_calls', 'value_end_tags', 'value_ends_at_function_close')
         return 'XmlGrammar(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
 
     cdef Py_UCS4 block_lead(self, object close_tag):
@@ -490,6 +490,18 @@ cdef XmlGrammar _build(type cls):
     if g.hold_all_value_prefixes:
         g.value_prefixes = ()
     g.strip_newlines = bool(cls.strip_value_newlines)
+    ends = cls.value_end_tags
+    if isinstance(ends, str) or not all(isinstance(t, str) and t for t in ends):
+        raise TypeError(f'{cls.__name__}.value_end_tags must be a tuple of non-empty str')
+    g.value_end_tags = tuple(ends) or None
+    g.value_ends_at_function_close = bool(cls.value_ends_at_function_close)
+    if g.value_ends_at_function_close and (g.function_close is None or not g.function_open):
+        raise TypeError(f'{cls.__name__}.value_ends_at_function_close needs function_close and function_open')
+    if g.value_close is not None:
+        for tag in (g.value_end_tags or ()) + ((g.function_close,) if g.value_ends_at_function_close else ()):
+            if tag[0] != g.value_close[0]:
+                raise TypeError(f'{cls.__name__}: value end tag {tag!r} must start like '
+                                f'arg_value_close_tag {g.value_close!r}')
     g.hooks = hook_overrides(cls, _XML_HOOK_NAMES)
     return g
 
@@ -498,7 +510,8 @@ cdef XmlGrammar _build(type cls):
 cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
-    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines') + _XML_HOOK_NAMES
+    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'value_end_tags',
+    'value_ends_at_function_close') + _XML_HOOK_NAMES
 
 # class -> XmlGrammar, keyed by the class object. A compiled class's entry is
 # final; a Python class's is reused while the class still resolves every
