@@ -114,7 +114,9 @@ BAD_TYPED = (('count', '4.5'), ('ratio', 'abc'), ('enabled', 'yes'), ('nothing',
 BAD_TYPED_ARGS = ('{"count": "4.5", "ratio": "abc", "enabled": "yes", "nothing": "nil", "tags": "[1,", '
                   '"meta": "[1]", "count": "007", "count": "true"}')
 LOOKALIKES = 'a < b </para </parameter x </ <arg_value> </arg_key> <function=x> </function'
-LOOKALIKES_GLM = 'a < b </arg_val </arg_value x </ <parameter=y> </parameter> </function> <arg_key>k'
+# A whole <arg_key> (a special token in GLM's vocabulary) ends a value that lacks
+# </arg_value> (tests/test_xml_malformed.py); its prefixes are data.
+LOOKALIKES_GLM = 'a < b </arg_val </arg_value x </ <parameter=y> </parameter> </function> <arg_key k <arg_ke'
 
 
 def both(tool: str) -> list[Case]:
@@ -132,7 +134,8 @@ def both(tool: str) -> list[Case]:
              [('configure', BAD_TYPED_ARGS)]),
         Case(f'{t}-unions', t, 'r</think>' + c('configure', ('maybe', 'null'), ('opt', '3'), ('opt', 'null'),
                                                ('opt', 'x'), ('either', '5')),
-             None, 'r', [('configure', '{"maybe": null, "opt": 3, "opt": null, "opt": "x", "either": "5"}')]),
+             # the one conversion rule (xml_values._coerce_arg): non-string types first, then string
+             None, 'r', [('configure', '{"maybe": null, "opt": 3, "opt": null, "opt": "x", "either": 5}')]),
         Case(f'{t}-non-finite', t, 'r</think>' + c('configure', ('ratio', 'NaN'), ('ratio', '1e999'),
                                                    ('tags', '[1, Infinity]'), ('count', '1' * 5000)),
              None, 'r', [('configure', '{"ratio": "NaN", "ratio": "1e999", "tags": "[1, Infinity]", '

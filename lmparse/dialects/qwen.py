@@ -44,6 +44,12 @@ class Qwen3CoderToolParser(XmlToolParser):
     function_close = '</function>'
     multiple_calls = True
     strip_value_newlines = True
+    # A value whose </parameter> is missing ends at the next <parameter=, at
+    # </tool_call>, or at a structural </function> (one followed by </tool_call>,
+    # another <function= or the end of the output), as vLLM's qwen3_coder
+    # parser recovers it (vllm-project/vllm#23099, #57699).
+    value_end_tags = ('<parameter=', '</tool_call>')
+    value_ends_at_function_close = True
     # Marker prefixes: every proper prefix is held (the default), which is
     # right for any chunking; Qwen's tokenizer splits these markers.
     structural_tag_model = 'qwen_3_coder'

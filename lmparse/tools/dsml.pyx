@@ -20,6 +20,7 @@ from libc.string cimport memcmp
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
+from lmparse.tools.xml_values cimport HeldText, held_append, held_free, held_take
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -161,17 +162,21 @@ cdef class DsmlToolParser(ToolParser):
 
     cdef int _phase
     cdef Py_ssize_t _param_count
-    cdef Py_ssize_t _resume
     cdef int _hit
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
+    # an invoke / parameter header not terminated by ``>`` yet: its text so far
+    cdef HeldText _header
 
     def __cinit__(self, *args, **kwargs):
+        self._header.kind = 1
         self._markers = <tuple>_class_entry(type(self))[1]
         self._value_scanner = JsonValueScanner()
         self._phase = D_INVOKE_START
         self._param_count = 0
-        self._resume = 0
+
+    def __dealloc__(self):
+        held_free(&self._header)
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -194,7 +199,8 @@ cdef class DsmlToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         self._phase = D_INVOKE_START
         self._param_count = 0
-        self._resume = 0
+        if self._header.len:
+            held_free(&self._header)  # a header the last block never finished
         self._value_scanner.reset_c()
         return 0
 
@@ -221,10 +227,52 @@ cdef class DsmlToolParser(ToolParser):
             self.emit_c(deltas, None, PyUnicode_Substring(text, start, pos))
         return pos
 
+    cdef Py_ssize_t header(self, str text, Py_ssize_t pos, Py_ssize_t gt, list deltas, int phase) except -1:
+        """Apply the header ``text[pos:gt]`` (after what is held of it); returns the offset past its ``>``."""
+        cdef str h = text
+        cdef Py_ssize_t a = pos, b = gt, at, value_end = 0
+        cdef bint is_string, self_closing
+        if self._header.len:
+            held_append(&self._header, text, pos, gt)
+            h = held_take(&self._header, 0, self._header.len)
+            a = 0
+            b = PyUnicode_GET_LENGTH(h)
+        cdef int kind = PyUnicode_KIND(h)
+        cdef void *data = PyUnicode_DATA(h)
+        # ``<TOKEN invoke name="..."/>``: a call without arguments.
+        self_closing = b > a and PyUnicode_READ(kind, data, b - 1) == u'/'
+        if self_closing:
+            b -= 1
+        # Attributes are read in place: a header seen whole is never copied.
+        at = _attribute(kind, data, a, b, b'name="', 6, &value_end)
+        if at < 0:
+            at = value_end = a  # absent: the empty name
+        if phase == D_INVOKE_HEADER:
+            self.start_call(None)
+            self._param_count = 0
+            if value_end > at:
+                self.emit_c(deltas, PyUnicode_Substring(h, at, value_end), None)
+            else:
+                self._output_index = REJECTED_INDEX  # no name: never invent one
+            if self_closing:
+                self.close_arguments(deltas)
+                self._phase = D_INVOKE_START
+            else:
+                self._phase = D_PARAM_OR_END
+            return gt + 1
+        key = json_string_body(h, at, value_end)
+        at = _attribute(kind, data, a, b, b'string="', 8, &value_end)
+        is_string = (at >= 0 and value_end - at == 4 and marker_match(kind, data, at, value_end, 'true') == 2)
+        prefix = '{' if self._param_count == 0 else ', '
+        self.emit_c(deltas, None, f'{prefix}"{key}": "' if is_string else f'{prefix}"{key}": ')
+        self._param_count += 1
+        self._value_scanner.reset_c()
+        self._phase = D_STRING if is_string else D_JSON
+        return gt + 1
+
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
-        cdef Py_ssize_t pos = 0, at, gt, value_end = 0
-        cdef bint is_string
+        cdef Py_ssize_t pos = 0, at, gt
         cdef str close
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
@@ -251,7 +299,6 @@ cdef class DsmlToolParser(ToolParser):
                     else:
                         pos += PyUnicode_GET_LENGTH(<str>markers[K_INVOKE])
                         self._phase = D_INVOKE_HEADER
-                        self._resume = 0
                 elif phase == D_PARAM_END:
                     if self._hit == K_PARAM_CLOSE:
                         pos += PyUnicode_GET_LENGTH(<str>markers[K_PARAM_CLOSE])
@@ -260,7 +307,6 @@ cdef class DsmlToolParser(ToolParser):
                 elif self._hit == K_PARAM:
                     pos += PyUnicode_GET_LENGTH(<str>markers[K_PARAM])
                     self._phase = D_PARAM_HEADER
-                    self._resume = 0
                 else:
                     self.close_arguments(deltas)
                     if self._hit == K_INVOKE_CLOSE:
@@ -268,34 +314,13 @@ cdef class DsmlToolParser(ToolParser):
                     # else a missing invoke close tag: the block close / next invoke is handled there
                     self._phase = D_INVOKE_START
             elif phase == D_INVOKE_HEADER or phase == D_PARAM_HEADER:
-                gt = PyUnicode_FindChar(text, u'>', pos + self._resume, size, 1) if pos + self._resume < size else -1
+                gt = PyUnicode_FindChar(text, u'>', pos, size, 1)
                 if gt < 0:
-                    self._resume = size - pos
+                    # Held in the parser (one copy, linear): the router's buffer stays empty.
+                    held_append(&self._header, text, pos, size)
+                    pos = size
                     break
-                self._resume = 0
-                # Attributes are read in place: the header text[pos:gt] is never copied.
-                at = _attribute(kind, data, pos, gt, b'name="', 6, &value_end)
-                if at < 0:
-                    at = value_end = pos  # absent: the empty name
-                if phase == D_INVOKE_HEADER:
-                    pos = gt + 1
-                    self.start_call(None)
-                    self._param_count = 0
-                    if value_end > at:
-                        self.emit_c(deltas, PyUnicode_Substring(text, at, value_end), None)
-                    else:
-                        self._output_index = REJECTED_INDEX  # no name: never invent one
-                    self._phase = D_PARAM_OR_END
-                else:
-                    key = json_string_body(text, at, value_end)
-                    at = _attribute(kind, data, pos, gt, b'string="', 8, &value_end)
-                    is_string = (at >= 0 and value_end - at == 4 and marker_match(kind, data, at, value_end, 'true') == 2)
-                    pos = gt + 1
-                    prefix = '{' if self._param_count == 0 else ', '
-                    self.emit_c(deltas, None, f'{prefix}"{key}": "' if is_string else f'{prefix}"{key}": ')
-                    self._param_count += 1
-                    self._value_scanner.reset_c()
-                    self._phase = D_STRING if is_string else D_JSON
+                pos = self.header(text, pos, gt, deltas, phase)
             elif phase == D_STRING:
                 close = <str>markers[K_PARAM_CLOSE]
                 if size - pos <= _SHORT_VALUE:
@@ -329,6 +354,8 @@ cdef class DsmlToolParser(ToolParser):
     cdef int finish_c(self, list deltas) except -1:
         # End of input inside a call: close the object lmparse opened (values stay as they are).
         cdef int phase = self._phase
+        if self._header.len:
+            held_free(&self._header)  # an unterminated header: nothing of it is emitted
         if phase == D_STRING:
             self.emit_c(deltas, None, '"')
         if phase != D_INVOKE_START and phase != D_INVOKE_HEADER:

@@ -11,6 +11,12 @@ cdef enum:
     PH_CALL_END = 4
     PH_DONE = 5
 
+# What the driver holds of a name that the text has not terminated yet.
+cdef enum:
+    NAME_NONE = 0
+    NAME_OPEN = 1      # its text so far
+    NAME_DONE = 2      # all of it; the value opener (value_open) is still to come
+
 # Hooks a Python subclass overrides (bit per hook); the others run compiled.
 cdef enum:
     XH_FUNCTION = 1
@@ -32,6 +38,20 @@ cdef struct XmlStep:
     # The first character of every scanned marker and of the block's close tag
     # (0 when they differ); set by the driver per block.
     Py_UCS4 lead
+    # Held names (the driver's compiled path only; the Python-visible hooks
+    # keep every name in the payload). In: ``may_hold`` and ``held`` (NAME_*,
+    # what the driver holds of the current name). After "need more text":
+    # ``text[piece_start:piece_end]`` is more of the name, consumed up to
+    # ``skip`` (piece_start -1: none), and ``held`` the new state. After a
+    # match with ``name_raw``: the name is the held text joined with the raw
+    # span ``name_start:name_end``, stripped (None when empty and
+    # ``name_optional``).
+    bint may_hold
+    int held
+    Py_ssize_t piece_start
+    Py_ssize_t piece_end
+    bint name_raw
+    bint name_optional
 
 
 @cython.final
@@ -51,6 +71,9 @@ cdef class XmlGrammar:
     cdef Py_UCS4 value_lead
     cdef tuple value_prefixes
     cdef bint hold_all_value_prefixes
+    # markers that also end a value whose close tag is missing (None: none)
+    cdef readonly tuple value_end_tags
+    cdef readonly bint value_ends_at_function_close
     cdef readonly bint strip_newlines
     cdef int hooks
     # what a Python dialect class resolved its declarations and hooks to (None: a compiled class)

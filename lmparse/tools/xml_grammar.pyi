@@ -34,6 +34,10 @@ class XmlGrammar:
     @property
     def strip_newlines(self) -> bool: ...
     @property
+    def value_end_tags(self) -> tuple[str, ...] | None: ...
+    @property
+    def value_ends_at_function_close(self) -> bool: ...
+    @property
     def python_hooks(self) -> tuple[str, ...]:
         """The hooks this class overrides in Python (the rest run compiled)."""
 

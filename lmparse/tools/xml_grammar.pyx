@@ -14,7 +14,9 @@ GLM-4.7: NAME ``<arg_key>`` KEY ``</arg_key>`` ``<arg_value>`` V ``</arg_value>`
 """
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser, class_basis, hook_overrides, immutable_type, longest_first, same_basis
+from lmparse.tools.base cimport (
+    ToolParser, class_basis, hook_overrides, immutable_type, longest_first, same_basis, tag_prefix_hold,
+)
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -113,6 +115,28 @@ cdef inline void _set_name(str text, Py_ssize_t a, Py_ssize_t b, bint none_if_em
     st.name_end = b
 
 
+cdef inline void _name_to(str text, Py_ssize_t a, Py_ssize_t b, bint optional, XmlStep *st) noexcept:
+    """The name ends at ``b``: stripped in place, or (part of it held) the raw last piece."""
+    if st.held == NAME_NONE:
+        st.name_raw = False
+        _set_name(text, a, b, optional, st)
+        return
+    st.name_raw = True
+    st.name_optional = optional
+    st.name_start = a
+    st.name_end = b
+
+
+cdef inline Py_ssize_t _hold_piece(Py_ssize_t a, Py_ssize_t b, Py_ssize_t skip, int held, XmlStep *st) noexcept:
+    """Need more text: ``text[a:b]`` is more of an unterminated name, the text up to ``skip`` is consumed."""
+    st.piece_start = a
+    st.piece_end = b
+    st.skip = skip
+    st.resume = 0
+    st.held = held
+    return -1
+
+
 cdef Py_ssize_t _next_any_lead(XmlGrammar g, ToolParser owner, str text, Py_ssize_t pos, Py_ssize_t size):
     # Markers with different first characters: one pass over the text.
     cdef int kind = PyUnicode_KIND(text)
@@ -144,6 +168,8 @@ cdef Py_ssize_t _bare_name(XmlGrammar g, ToolParser owner, str payload, Py_ssize
     """A name from ``a`` to the first argument, ``function_close`` or the close tag.
 
     On "need more" the driver keeps ``payload[skip:]``; ``st.resume`` counts from ``skip``.
+    With ``st.may_hold`` the name text before a possible partial marker is
+    consumed into the driver's held name instead.
     """
     cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
     cdef Py_ssize_t p = skip + st.resume, i
@@ -153,33 +179,49 @@ cdef Py_ssize_t _bare_name(XmlGrammar g, ToolParser owner, str payload, Py_ssize
     while True:
         i = _next_lead(g, owner, payload, p, size, st)
         if i < 0:
-            if final and a < size:
+            if final and (a < size or st.held != NAME_NONE):
                 # End of input: the rest is the name (LMDeploy's rule for GLM).
-                _set_name(payload, a, size, True, st)
+                _name_to(payload, a, size, True, st)
                 st.phase = PH_DONE
                 return size
+            if st.may_hold:
+                return _hold_piece(a, size, size, NAME_OPEN, st)
             st.skip = skip
             st.resume = size - skip
             return -1
         if payload.startswith(g.arg_open, i):
-            _set_name(payload, a, i, False, st)
+            _name_to(payload, a, i, False, st)
             st.phase = PH_ARG_START
             return i
         if fc is not None and payload.startswith(fc, i):
-            _set_name(payload, a, i, True, st)
+            _name_to(payload, a, i, True, st)
             st.phase = PH_DONE
             return i + PyUnicode_GET_LENGTH(fc)
         if _close_at(owner, payload, i):
-            _set_name(payload, a, i, True, st)
+            _name_to(payload, a, i, True, st)
             st.phase = PH_DONE
             return i
         if not final and (_partial(payload, i, size, g.arg_open, g.arg_open_prefixes)
                           or (fc is not None and _partial(payload, i, size, fc, g.function_close_prefixes))
                           or owner.close_prefix_at(payload, i)):
+            if st.may_hold:
+                return _hold_piece(a, i, i, NAME_OPEN, st)
             st.skip = skip
             st.resume = i - skip
             return -1
         p = i + 1
+
+
+cdef Py_ssize_t _held_name_end(str payload, Py_ssize_t a, Py_ssize_t size, str ne, bint final,
+                               XmlStep *st) except -2:
+    """A ``function_open`` name held by the driver, from ``a`` to ``function_name_end``."""
+    cdef Py_ssize_t j = _find(payload, ne, a, size)
+    if j < 0:
+        j = size if final else tag_prefix_hold(payload, a, ne)
+        return _hold_piece(a, j, j, NAME_OPEN, st)
+    _name_to(payload, a, j, False, st)
+    st.phase = PH_ARG_START
+    return j + PyUnicode_GET_LENGTH(ne)
 
 
 # ---- a step by a Python hook ------------------------------------------------------
@@ -269,7 +311,7 @@ cdef class XmlGrammar:
 
     def __repr__(self):
         fields = ('function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open',
-                  'value_close', 'function_close', 'multiple_calls')
+                  'value_close', 'function_close', 'multiple_calls', 'value_end_tags', 'value_ends_at_function_close')
         return 'XmlGrammar(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
 
     cdef Py_UCS4 block_lead(self, object close_tag):
@@ -284,10 +326,13 @@ cdef class XmlGrammar:
         cdef str fo = self.function_open, ne = self.function_name_end
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(payload)
         cdef Py_ssize_t p = pos, i, a, s, j
+        st.piece_start = -1
         if fo is None:
             raise NotImplementedError(f'{type(owner).__name__}._consume_function has not been implemented')
-        if not fo:
+        if not fo or (st.held != NAME_NONE and ne is None):
             return _bare_name(self, owner, payload, pos, pos, final, st)
+        if st.held != NAME_NONE:  # more of a held ``function_open`` name
+            return _held_name_end(payload, pos, size, ne, final, st)
         while True:
             i = _next_lead(self, owner, payload, p, size, st)
             if i < 0:
@@ -300,6 +345,8 @@ cdef class XmlGrammar:
                     if i != pos:
                         st.resume = 0
                     return _bare_name(self, owner, payload, i, a, final, st)
+                if st.may_hold:
+                    return _held_name_end(payload, a, size, ne, final, st)
                 s = a
                 if i == pos and pos + st.resume > s:
                     s = pos + st.resume
@@ -363,23 +410,35 @@ cdef class XmlGrammar:
         cdef Py_ssize_t m, k, v
         if end is None:
             raise NotImplementedError(f'{type(owner).__name__}._consume_arg_name has not been implemented')
+        st.piece_start = -1
         m = PyUnicode_GET_LENGTH(end)
+        if st.held == NAME_DONE:  # the name is held whole: find its value opener
+            v = _find(payload, vo, pos, size)
+            if v < 0:
+                return _hold_piece(-1, -1, tag_prefix_hold(payload, pos, vo), NAME_DONE, st)
+            _name_to(payload, pos, pos, False, st)
+            return v + PyUnicode_GET_LENGTH(vo)
         k = _find(payload, end, pos + st.resume, size)
         if k < 0:
+            if st.may_hold:
+                k = tag_prefix_hold(payload, pos, end)
+                return _hold_piece(pos, k, k, NAME_OPEN, st)
             st.skip = pos
             st.resume = size - pos - m + 1
             if st.resume < 0:
                 st.resume = 0
             return -1
         if vo is None:
-            _set_name(payload, pos, k, False, st)
+            _name_to(payload, pos, k, False, st)
             return k + m
         v = _find(payload, vo, k + m, size)  # text between the two markers is dropped
         if v < 0:
+            if st.may_hold:
+                return _hold_piece(pos, k, tag_prefix_hold(payload, k + m, vo), NAME_DONE, st)
             st.skip = pos
             st.resume = k - pos
             return -1
-        _set_name(payload, pos, k, False, st)
+        _name_to(payload, pos, k, False, st)
         return v + PyUnicode_GET_LENGTH(vo)
 
     cdef Py_ssize_t call_end(self, str payload, Py_ssize_t pos, bint final, XmlStep *st) except -2:
@@ -431,6 +490,18 @@ cdef XmlGrammar _build(type cls):
     if g.hold_all_value_prefixes:
         g.value_prefixes = ()
     g.strip_newlines = bool(cls.strip_value_newlines)
+    ends = cls.value_end_tags
+    if isinstance(ends, str) or not all(isinstance(t, str) and t for t in ends):
+        raise TypeError(f'{cls.__name__}.value_end_tags must be a tuple of non-empty str')
+    g.value_end_tags = tuple(ends) or None
+    g.value_ends_at_function_close = bool(cls.value_ends_at_function_close)
+    if g.value_ends_at_function_close and (g.function_close is None or not g.function_open):
+        raise TypeError(f'{cls.__name__}.value_ends_at_function_close needs function_close and function_open')
+    if g.value_close is not None:
+        for tag in (g.value_end_tags or ()) + ((g.function_close,) if g.value_ends_at_function_close else ()):
+            if tag[0] != g.value_close[0]:
+                raise TypeError(f'{cls.__name__}: value end tag {tag!r} must start like '
+                                f'arg_value_close_tag {g.value_close!r}')
     g.hooks = hook_overrides(cls, _XML_HOOK_NAMES)
     return g
 
@@ -439,7 +510,8 @@ cdef XmlGrammar _build(type cls):
 cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
-    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines') + _XML_HOOK_NAMES
+    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'value_end_tags',
+    'value_ends_at_function_close') + _XML_HOOK_NAMES
 
 # class -> XmlGrammar, keyed by the class object. A compiled class's entry is
 # final; a Python class's is reused while the class still resolves every

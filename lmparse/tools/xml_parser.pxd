@@ -10,6 +10,10 @@ cdef class XmlToolParser(ToolParser):
     cdef public object _arg_name
     cdef object _call_props
     cdef object _arg_types
+    cdef int _arg_kind
+    # how much of the literal null / None a nullable string value may still be
+    cdef int _null_state
+    cdef int _null_mask
     cdef int _mode
     cdef int _suffix
     # the held (undecided or buffered) value
@@ -27,13 +31,21 @@ cdef class XmlToolParser(ToolParser):
     cdef Py_UCS4 _value_lead
     cdef tuple _value_prefixes
     cdef bint _hold_all_value_prefixes
+    # what else ends a value whose close tag is missing (see value_end_tags)
+    cdef tuple _value_end_tags
+    cdef str _value_fc_end
+    cdef bint _scan_value_leads
     cdef bint _strip_newlines
     cdef int _xml_hooks
     # the last grammar or hook step (results written by it, applied by the driver)
     cdef XmlStep _step
     cdef object _out_name
+    # a name the text has not terminated yet (NAME_* state and its text so far)
+    cdef int _name_state
+    cdef HeldText _name_buf
 
     cdef _reset_call_state(self)
+    cdef object held_name(self, str text)
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
     cdef int put(self, str fragment) except -1
     cdef int flush(self, list deltas) except -1
@@ -42,7 +54,9 @@ cdef class XmlToolParser(ToolParser):
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
     cdef int put_key(self, bint open_string) except -1
+    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
+    cdef bint may_be_null(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int finish_whole(self, str text, Py_ssize_t a, Py_ssize_t b) except -1

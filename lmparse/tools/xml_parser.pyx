@@ -21,11 +21,15 @@ from lmparse.tools.base cimport ToolParser
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
-    PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
+    NAME_NONE, PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
     XH_CALL_END, XmlGrammar, XmlStep, grammar_for, python_step,
 )
+from lmparse.tools.xml_text cimport (
+    _after_newline, _before_newline, _ends_with_prefix, _find_char, _json_body, _match_len, _null_scan,
+    _value_end_at,
+)
 from lmparse.tools.xml_values cimport (
-    HeldText, coerce_one, held_append, held_free, held_take, held_value_json, schema_types_c, span,
+    HeldText, coerce_one, held_append, held_free, held_take, held_value_json, schema_types_c, span, value_kind,
 )
 
 
@@ -52,70 +56,15 @@ cdef enum:
 
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
+# How an argument's value is taken, by its schema's types (see xml_values).
+cdef enum:
+    AK_TEXT = 0       # streamed as a string (no schema, or only "string")
+    AK_NULLABLE = 1   # streamed as a string once it cannot be the literal null / None
+    AK_WHOLE = 2      # held whole and converted at its close tag
+
 
 
 __all__ = ['XmlToolParser']
-
-
-cdef inline Py_ssize_t _after_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
-    """``a`` past one leading ``\\r\\n`` or ``\\n`` of ``text[a:b]``."""
-    if b - a >= 2 and PyUnicode_READ(kind, data, a) == u'\r' and PyUnicode_READ(kind, data, a + 1) == u'\n':
-        return a + 2
-    if b - a >= 1 and PyUnicode_READ(kind, data, a) == u'\n':
-        return a + 1
-    return a
-
-
-cdef inline Py_ssize_t _before_newline(int kind, void *data, Py_ssize_t a, Py_ssize_t b) noexcept:
-    """``b`` before one trailing ``\\r\\n`` or ``\\n`` of ``text[a:b]``."""
-    if b - a >= 2 and PyUnicode_READ(kind, data, b - 2) == u'\r' and PyUnicode_READ(kind, data, b - 1) == u'\n':
-        return b - 2
-    if b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
-        return b - 1
-    return b
-cdef inline Py_ssize_t _find_char(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 ch) except -2:
-    """``text.find(ch, pos, size)``; short spans (a token or so) are scanned in place."""
-    cdef int kind
-    cdef void *data
-    if size - pos > 16:
-        return PyUnicode_FindChar(text, ch, pos, size, 1)
-    kind = PyUnicode_KIND(text)
-    data = PyUnicode_DATA(text)
-    while pos < size:
-        if PyUnicode_READ(kind, data, pos) == ch:
-            return pos
-        pos += 1
-    return -1
-
-
-cdef inline Py_ssize_t _match_len(str text, Py_ssize_t pos, Py_ssize_t size, str tag) noexcept:
-    """How many leading characters of ``tag`` ``text[pos:size]`` matches."""
-    cdef int kind = PyUnicode_KIND(text), tkind = PyUnicode_KIND(tag)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef void *tdata = PyUnicode_DATA(tag)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(tag), i = 0
-    if n > size - pos:
-        n = size - pos
-    while i < n and PyUnicode_READ(kind, data, pos + i) == PyUnicode_READ(tkind, tdata, i):
-        i += 1
-    return i
-
-
-cdef inline str _json_body(str text, Py_ssize_t a, Py_ssize_t b):
-    """``json_string_body``; a short span needing no escape (a streamed token) is checked in place."""
-    cdef int kind
-    cdef void *data
-    cdef Py_ssize_t i
-    cdef Py_UCS4 ch
-    if b - a > 8:
-        return json_string_body(text, a, b)
-    kind = PyUnicode_KIND(text)
-    data = PyUnicode_DATA(text)
-    for i in range(a, b):
-        ch = PyUnicode_READ(kind, data, i)
-        if ch < 0x20 or ch == u'"' or ch == u'\\':
-            return json_string_body(text, a, b)
-    return span(text, a, b)
 
 
 cdef inline object _step_name(str text, XmlStep *st):
@@ -167,6 +116,13 @@ cdef class XmlToolParser(ToolParser):
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
+    # A value whose close tag is missing also ends where one of these starts
+    # (each starts like arg_value_close_tag; the tag itself is left to the
+    # grammar): e.g. the next argument's opener, the block's close tag.
+    value_end_tags = ()
+    # ... and at function_close when, after whitespace, the block's close tag,
+    # another function_open or the end of the output follows it.
+    value_ends_at_function_close = False
 
     def __cinit__(self, *args, **kwargs):
         cdef XmlGrammar g = grammar_for(type(self))
@@ -175,16 +131,22 @@ cdef class XmlToolParser(ToolParser):
         self._value_lead = g.value_lead
         self._value_prefixes = g.value_prefixes
         self._hold_all_value_prefixes = g.hold_all_value_prefixes
+        self._value_end_tags = g.value_end_tags
+        self._value_fc_end = g.function_close if g.value_ends_at_function_close else None
+        self._scan_value_leads = g.hold_all_value_prefixes or g.value_end_tags is not None or (
+            self._value_fc_end is not None)
         self._strip_newlines = g.strip_newlines
         self._xml_hooks = g.hooks
         self._step.lead = g.block_lead(None)
         self._held.kind = 1
+        self._name_buf.kind = 1
         self._out = None
         self._frags = []
         self._reset_call_state()
 
     def __dealloc__(self):
         held_free(&self._held)
+        held_free(&self._name_buf)
 
     @classmethod
     def _xml_grammar(cls):
@@ -204,6 +166,9 @@ cdef class XmlToolParser(ToolParser):
         self._json_closed = False
         self._arg_count = 0
         self._step.resume = 0
+        self._name_state = NAME_NONE
+        if self._name_buf.len:
+            held_free(&self._name_buf)  # a name the block never finished
 
     @property
     def _phase_name(self):
@@ -226,6 +191,8 @@ cdef class XmlToolParser(ToolParser):
         """``(pos, name, "arg_start" | "done")`` or None; name None with "done" = empty block."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.function(self, payload, pos, final, &self._step)
         if r < 0:
             return None
@@ -235,6 +202,8 @@ cdef class XmlToolParser(ToolParser):
         """``(pos, "arg_name" | "done")`` or None."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.arg_start(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -244,6 +213,8 @@ cdef class XmlToolParser(ToolParser):
         """``(value_start, argument_name)`` or None."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.arg_name(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -253,6 +224,8 @@ cdef class XmlToolParser(ToolParser):
         """After a call: ``(pos, "function")`` when another call follows in this block, ``(pos, "done")`` otherwise."""
         _check_pos(payload, pos)
         self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
         cdef Py_ssize_t r = self._grammar.call_end(payload, pos, final, &self._step)
         if r < 0:
             return None
@@ -260,25 +233,41 @@ cdef class XmlToolParser(ToolParser):
 
     # ---- hook dispatch -------------------------------------------------------
 
+    cdef object held_name(self, str text):
+        """The held name joined with the step's last piece, stripped (see ``XmlStep``)."""
+        cdef XmlStep *st = &self._step
+        held_append(&self._name_buf, text, st.name_start, st.name_end)
+        name = held_take(&self._name_buf, 0, self._name_buf.len).strip()
+        if not name and st.name_optional:
+            return None
+        return name
+
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
         cdef int bit = XH_CALL_END if phase == PH_CALL_END else 1 << phase  # XH_* of the phase
         cdef Py_ssize_t r
         cdef XmlGrammar g
+        cdef XmlStep *st = &self._step
         if not (self._xml_hooks & bit):
             g = self._grammar
-            if phase == PH_FUNCTION:
-                r = g.function(self, text, pos, final, &self._step)
-                if r >= 0:
-                    self._out_name = _step_name(text, &self._step)
-                return r
             if phase == PH_ARG_START:
-                return g.arg_start(self, text, pos, &self._step)
-            if phase == PH_ARG_NAME:
-                r = g.arg_name(self, text, pos, &self._step)
-                if r >= 0:
-                    self._out_name = _step_name(text, &self._step)
-                return r
-            return g.call_end(text, pos, final, &self._step)
+                return g.arg_start(self, text, pos, st)
+            if phase == PH_CALL_END:
+                return g.call_end(text, pos, final, st)
+            # A name the text has not terminated is consumed and held here.
+            st.may_hold = True
+            st.held = self._name_state
+            if phase == PH_FUNCTION:
+                r = g.function(self, text, pos, final, st)
+            else:
+                r = g.arg_name(self, text, pos, st)
+            if r < 0:
+                if st.piece_start >= 0:
+                    held_append(&self._name_buf, text, st.piece_start, st.piece_end)
+                self._name_state = st.held
+            else:
+                self._out_name = self.held_name(text) if st.name_raw else _step_name(text, st)
+                self._name_state = NAME_NONE
+            return r
         result = python_step(self, phase, text, pos, size, final, &self._step)
         if result is None:
             return -1
@@ -415,7 +404,12 @@ cdef class XmlToolParser(ToolParser):
         props = self._call_props
         if props is not None:
             schema = (<dict>props).get(name) if type(props) is dict else props.get(name)
-        self._arg_types = schema_types_c(schema, 0) if isinstance(schema, dict) else None
+        types = self._arg_types = schema_types_c(schema, 0) if isinstance(schema, dict) else None
+        self._arg_kind = AK_TEXT
+        if types is not None:
+            self._arg_kind = value_kind(<tuple>types)
+        self._null_state = 0
+        self._null_mask = 3
         self._mode = M_UNDECIDED
         self._suffix = SUF_NONE
         self._held.len = 0
@@ -449,17 +443,25 @@ cdef class XmlToolParser(ToolParser):
         cdef str close = self._value_close
         cdef Py_ssize_t m = PyUnicode_GET_LENGTH(close)
         cdef Py_ssize_t at, end = size, k
-        if self._hold_all_value_prefixes:
-            # The close tag and any partial one at the end start with its lead
-            # character: one scan for it; plain value text costs no more.
+        cdef int ends
+        cdef bint at_close = True
+        if self._scan_value_leads:
+            # The close tag, the other value end tags and any partial one at the
+            # end start with its lead character: one scan for it; plain value
+            # text costs no more.
             at = _find_char(text, pos, size, self._value_lead)
             while at >= 0:
                 k = _match_len(text, at, size, close)
                 if k == m:
                     break
-                if at + k == size:  # a partial close tag ends the text
-                    if not final:
-                        end = at
+                ends = self.value_end_at(text, at, size, final) if (
+                    self._value_end_tags is not None or self._value_fc_end is not None) else 0
+                if ends > 0:  # the close tag is missing: the value ends here
+                    at_close = False
+                    break
+                if ends < 0 or (at + k == size and not final and (
+                        self._hold_all_value_prefixes or _ends_with_prefix(text, at, size, self._value_prefixes))):
+                    end = at  # a partial tag ends the text: hold it back
                     at = -1
                     break
                 at = _find_char(text, at + 1, size, self._value_lead)
@@ -477,9 +479,15 @@ cdef class XmlToolParser(ToolParser):
                 self.value_part(text, pos, at)
                 self.finish_arg()
             self._phase = PH_ARG_START
-            return at + m
+            return at + m if at_close else at
         self.value_part(text, pos, end)
         return end
+
+    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2:
+        """Whether a value end tag (``value_end_tags``, a structural ``function_close``)
+        starts at ``at``: 1 yes, 0 no, -1 the text ends before that is known."""
+        return _value_end_at(text, at, size, final, self._value_end_tags, self._value_fc_end,
+                             self._close_tag, self._grammar.function_open)
 
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``text[a:b]``, more of the current value (its close tag not seen yet)."""
@@ -495,10 +503,15 @@ cdef class XmlToolParser(ToolParser):
         i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
-        if i == b:
+        if self._arg_kind == AK_NULLABLE:
+            if self.may_be_null(text, a, b):
+                return held_append(&self._held, text, a, b)  # whitespace, or null / None so far
+            if self._null_state == 0 and PyUnicode_READ(kind, data, i) == u'"':
+                self._mode = M_BUFFERED
+                return held_append(&self._held, text, a, b)
+        elif i == b:
             return held_append(&self._held, text, a, b)  # still only whitespace: the value's kind is unknown
-        types = self._arg_types
-        if PyUnicode_READ(kind, data, i) == u'"' or (types is not None and (not types or types[0] != 'string')):
+        elif PyUnicode_READ(kind, data, i) == u'"' or self._arg_kind == AK_WHOLE:
             # Quoted or typed: held whole until the close tag.
             self._mode = M_BUFFERED
             return held_append(&self._held, text, a, b)
@@ -514,6 +527,10 @@ cdef class XmlToolParser(ToolParser):
         if self._strip_newlines:
             a = _after_newline(kind, data, a, b)
         return self.stream_part(text, a, b)
+
+    cdef bint may_be_null(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+        """Whether the value so far, with ``text[a:b]``, may still be the literal null / None."""
+        return _null_scan(text, a, b, &self._null_state, &self._null_mask)
 
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         cdef int kind, hold = SUF_NONE
@@ -552,9 +569,7 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
-        types = self._arg_types
-        cdef bint held = i == b or PyUnicode_READ(kind, data, i) == u'"' or (
-            types is not None and (not types or types[0] != 'string'))
+        cdef bint held = i == b or self._arg_kind != AK_TEXT or PyUnicode_READ(kind, data, i) == u'"'
         if self._strip_newlines:
             a = _after_newline(kind, data, a, b)
             b = _before_newline(kind, data, a, b)

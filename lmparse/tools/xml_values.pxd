@@ -19,6 +19,7 @@ cdef void held_free(HeldText *h) noexcept
 
 cdef tuple coerce_one(str raw, object schema_type)
 cdef tuple schema_types_c(object schema, int depth)
+cdef int value_kind(tuple types) noexcept
 cdef str held_value_json(str text, Py_ssize_t a, Py_ssize_t b, object types)
 
 

@@ -85,19 +85,51 @@ cdef tuple coerce_one(str raw, object schema_type):
     return (value, True) if ok else (raw, False)
 
 
+cdef bint _null_word(str stripped):
+    lowered = stripped.lower()
+    return lowered == 'null' or lowered == 'none'
+
+
 cdef object _coerce_arg(str raw, object types):
-    """Convert a complete held value; ``types`` is ``schema_types_c`` of its schema or None."""
+    """Convert a complete held value; ``types`` is ``schema_types_c`` of its schema or None.
+
+    The one rule for every schema: the literal ``null`` / ``None`` (either case,
+    whitespace around) is JSON null when the schema admits null; otherwise the
+    types other than string and null are tried in schema order (the first that
+    the text is wins); otherwise a string when the schema admits one (a quoted
+    JSON string is decoded); otherwise the text as written.
+    """
     if types is None:
         return raw  # no schema for this parameter: the text as written
     if not types:
         return coerce_one(raw, None)[0]
-    if len(types) == 1:
-        return coerce_one(raw, types[0])[0]
+    if 'null' in types and _null_word(raw.strip()):
+        return None
     for schema_type in types:
+        if schema_type == 'string' or schema_type == 'null':
+            continue
         value, ok = coerce_one(raw, schema_type)
         if ok:
             return value
+    if 'string' in types:
+        return coerce_one(raw, 'string')[0]
     return raw
+
+
+cdef int value_kind(tuple types) noexcept:
+    """How the driver takes a value of these types: 0 streamed as a string (only
+    "string"), 1 streamed once it cannot be null ("string" and "null"), 2 held whole."""
+    cdef bint string = False, null = False
+    for t in types:
+        if t == 'string':
+            string = True
+        elif t == 'null':
+            null = True
+        else:
+            return 2
+    if not string:
+        return 2
+    return 1 if null else 0
 
 
 cdef tuple schema_types_c(object schema, int depth):
@@ -500,6 +532,7 @@ cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
     """
     cdef int kind
     cdef void *data
+    cdef int r
     if types is None:
         return _QUOTED
     if type(types) is not tuple:
@@ -513,12 +546,26 @@ cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
     if not types:
         out = _fast_one(text, a, b, None)
         return None if out is _FALLBACK else out
+    # _coerce_arg's rule: null, then the other non-string types, then string.
+    if 'null' in <tuple>types:
+        r = _ascii_word(kind, data, a, b, 'null')
+        if r == 0:
+            r = _ascii_word(kind, data, a, b, 'none')
+        if r < 0:
+            return None
+        if r == 1:
+            return 'null'
     for schema_type in <tuple>types:
+        if schema_type == 'string' or schema_type == 'null':
+            continue
         out = _fast_one(text, a, b, schema_type)
         if out is _FALLBACK:
             return None
         if out is not None:
             return out
+    if 'string' in <tuple>types:
+        out = _fast_one(text, a, b, 'string')
+        return None if out is _FALLBACK else out
     return _QUOTED
 
 
