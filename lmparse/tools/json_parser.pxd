@@ -1,5 +1,5 @@
 from lmparse.tools.base cimport ToolParser
-from lmparse.tools.json_scanner cimport JsonValueScanner
+from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
 
 
 cdef class JsonToolParser(ToolParser):
@@ -9,9 +9,13 @@ cdef class JsonToolParser(ToolParser):
     cdef public JsonValueScanner _value_scanner
     cdef str _name_field
     cdef str _argument_field
-    cdef Py_ssize_t _str_resume
     cdef bint _str_escape
+    cdef bint _str_open
+    cdef HeldText _held_str
 
-    cdef Py_ssize_t string_end(self, str text, Py_ssize_t open_pos, Py_ssize_t size)
+    cdef int drop_held(self) except -1
+    cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size)
+    cdef str read_string(self, str text, Py_ssize_t start, Py_ssize_t size, Py_ssize_t *pos)
+    cdef int string_done(self, list deltas, str value) except -1
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1
     cdef int finish_envelope(self, list deltas) except -1

@@ -3,13 +3,18 @@
 Phases: start -{-> key -> colon -> value -> (arguments | skip | name) ->
 after -,-> key; ``}`` or the outer close tag ends the payload. The argument
 value's source text is forwarded as soon as it is lexically stable.
+
+A key or name string that does not end in the chunk is consumed and held in
+the parser (``HeldText``), not left in the router's buffer: the scan resumes
+on the next chunk's text with its escape state, and the string is joined and
+decoded once, at its closing quote.
 """
 import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser, class_basis, immutable_type, same_basis
-from lmparse.tools.json_scanner cimport JsonValueScanner
+from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -35,15 +40,14 @@ cdef inline bint _json_ws(Py_UCS4 ch) noexcept:
     return ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'
 
 
-cdef str _decode_string(str text, Py_ssize_t open_pos, Py_ssize_t end):
-    raw = PyUnicode_Substring(text, open_pos + 1, end - 1)
+cdef str _decode_raw(str raw):
+    # The body of a JSON string (between its quotes) decoded; undecodable escapes stay as written.
     if PyUnicode_FindChar(raw, u'\\', 0, PyUnicode_GET_LENGTH(raw), 1) < 0:
         return raw
     try:
-        value = json.loads(PyUnicode_Substring(text, open_pos, end))
+        return json.loads('"' + raw + '"')
     except ValueError:
         return raw
-    return value if isinstance(value, str) else str(value)
 
 
 # class -> (name_field, argument_field) as declared. A compiled class's entry
@@ -106,8 +110,9 @@ cdef class JsonToolParser(ToolParser):
         self._phase = P_START
         self._json_key = None
         self._arguments_seen = False
-        self._str_resume = 0
         self._str_escape = False
+        self._str_open = False
+        self._held_str = HeldText()
 
     @property
     def _phase_name(self):
@@ -120,8 +125,13 @@ cdef class JsonToolParser(ToolParser):
         self._json_key = None
         self._arguments_seen = False
         self._value_scanner.reset_c()
-        self._str_resume = 0
+        self.drop_held()
+        return 0
+
+    cdef int drop_held(self) except -1:
         self._str_escape = False
+        self._str_open = False
+        self._held_str.clear()
         return 0
 
     cdef int finish_envelope(self, list deltas) except -1:
@@ -130,15 +140,14 @@ cdef class JsonToolParser(ToolParser):
         self._payload_closed = True
         return 0
 
-    cdef Py_ssize_t string_end(self, str text, Py_ssize_t open_pos, Py_ssize_t size):
-        """End offset (after the closing quote) of the string opened at ``open_pos``, or -1.
+    cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size):
+        """Offset just after the closing quote of the string whose body (or held rest) starts at ``pos``.
 
-        Progress is remembered across chunks: the caller keeps the string's
-        opening quote at the same offset until the string completes.
+        -1 when the string runs past ``size``: the escape state carries over
+        to the next chunk, whose text is scanned from its start.
         """
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t pos = open_pos + 1 + self._str_resume
         cdef Py_ssize_t quote, slash
         if self._str_escape:
             if pos >= size:
@@ -148,20 +157,46 @@ cdef class JsonToolParser(ToolParser):
         while True:
             quote = PyUnicode_FindChar(text, u'"', pos, size, 1) if pos < size else -1
             if quote < 0:
+                # Only an odd trailing backslash run escapes the next chunk's first character.
                 slash = size
                 while slash > pos and PyUnicode_READ(kind, data, slash - 1) == u'\\':
                     slash -= 1
                 self._str_escape = (size - slash) & 1
-                self._str_resume = size - open_pos - 1
                 return -1
             slash = quote
             while slash > pos and PyUnicode_READ(kind, data, slash - 1) == u'\\':
                 slash -= 1
             pos = quote + 1
             if not ((quote - slash) & 1):
-                self._str_resume = 0
-                self._str_escape = False
                 return pos
+
+    cdef str read_string(self, str text, Py_ssize_t start, Py_ssize_t size, Py_ssize_t *pos):
+        """The decoded string whose body (or held rest) starts at ``start``; ``pos[0]`` is set after it.
+
+        None when it runs past the chunk: the rest is held (``pos[0] = size``).
+        """
+        cdef Py_ssize_t end = self.string_end(text, start, size)
+        if end < 0:
+            self._held_str.add(text, start, size)
+            self._str_open = True
+            pos[0] = size
+            return None
+        self._str_open = False
+        pos[0] = end
+        return _decode_raw(self._held_str.take(text, start, end - 1))
+
+    cdef int string_done(self, list deltas, str value) except -1:
+        """A key (phase key) or the name (phase value) string ended."""
+        if self._phase == P_KEY:
+            self._json_key = value
+            self._phase = P_COLON
+            return 0
+        if not self._name_emitted:
+            self.emit_c(deltas, value, None)
+            self._name_emitted = True
+        self._json_key = None
+        self._phase = P_AFTER
+        return 0
 
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
         cdef Py_ssize_t begin = pos
@@ -181,16 +216,24 @@ cdef class JsonToolParser(ToolParser):
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
-        cdef Py_ssize_t pos = 0, end
+        cdef Py_ssize_t pos = 0
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef Py_UCS4 ch, close_first = 0
         cdef int phase
+        cdef str value
         close_tag = self._close_tag
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
         while pos < size and not self._payload_closed:
             phase = self._phase
+            if self._str_open:
+                # A key or name string held from an earlier chunk continues.
+                value = self.read_string(text, pos, size, &pos)
+                if value is None:
+                    break
+                self.string_done(deltas, value)
+                continue
             if phase == P_ARGS or phase == P_SKIP:
                 pos = self.scan_value(text, pos, size, deltas, final)
                 if self._phase == phase and not self._payload_closed:
@@ -219,12 +262,10 @@ cdef class JsonToolParser(ToolParser):
                     pos += 1
                     self.finish_envelope(deltas)
                 elif ch == u'"':
-                    end = self.string_end(text, pos, size)
-                    if end < 0:
+                    value = self.read_string(text, pos + 1, size, &pos)
+                    if value is None:
                         break
-                    self._json_key = _decode_string(text, pos, end)
-                    pos = end
-                    self._phase = P_COLON
+                    self.string_done(deltas, value)
                 else:
                     pos += 1
             elif phase == P_COLON:
@@ -234,16 +275,10 @@ cdef class JsonToolParser(ToolParser):
             elif phase == P_VALUE:
                 key = self._json_key
                 if ch == u'"' and key == self._name_field:
-                    end = self.string_end(text, pos, size)
-                    if end < 0:
+                    value = self.read_string(text, pos + 1, size, &pos)
+                    if value is None:
                         break
-                    name = _decode_string(text, pos, end)
-                    if not self._name_emitted:
-                        self.emit_c(deltas, name, None)
-                        self._name_emitted = True
-                    pos = end
-                    self._json_key = None
-                    self._phase = P_AFTER
+                    self.string_done(deltas, value)
                 else:
                     self._value_scanner.reset_c()
                     if key == self._argument_field:
@@ -260,6 +295,8 @@ cdef class JsonToolParser(ToolParser):
                     self.finish_envelope(deltas)
                 else:
                     pos += 1
-        if final and not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
-            self._value_scanner.finish_c()
+        if final:
+            if not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
+                self._value_scanner.finish_c()
+            self.drop_held()  # no more text: what is still held can never be emitted
         return pos

@@ -11,12 +11,16 @@ part after its last ``.`` and before a ``:IDX`` counter (Kimi K2's
 forwarded as it stabilises (``JsonValueScanner`` finds its end). Every marker
 starts with ``<``, so markers are found by scanning ``<`` once. A dialect
 declares the five markers (see ``lmparse.dialects.kimi``).
+
+A header that does not end in the chunk is consumed and held here
+(``HeldText``), leaving at most a partial marker in the router's buffer; so is
+the whitespace before the arguments: a long header or run costs linear work.
 """
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
-from lmparse.tools.json_scanner cimport JsonValueScanner
+from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -98,9 +102,9 @@ cdef class SectionToolParser(ToolParser):
 
     cdef int _phase
     cdef bint _arguments_emitted
-    cdef Py_ssize_t _resume
     cdef int _hit
-    cdef str _lead_space
+    cdef HeldText _header  # an unterminated call header
+    cdef HeldText _lead  # whitespace before the argument value
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
 
@@ -115,8 +119,8 @@ cdef class SectionToolParser(ToolParser):
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
-        self._resume = 0
-        self._lead_space = ''
+        self._header = HeldText()
+        self._lead = HeldText()
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -138,8 +142,8 @@ cdef class SectionToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         self._phase = C_START
         self._arguments_emitted = False
-        self._resume = 0
-        self._lead_space = ''
+        self._header.clear()
+        self._lead.clear()
         self._value_scanner.reset_c()
         return 0
 
@@ -148,16 +152,15 @@ cdef class SectionToolParser(ToolParser):
         return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
 
     cdef int emit_arguments(self, list deltas, str arguments) except -1:
-        if self._lead_space:
-            arguments = self._lead_space + arguments
-            self._lead_space = ''
+        if self._lead.length:
+            arguments = self._lead.take(arguments, 0, PyUnicode_GET_LENGTH(arguments))
         self.emit_c(deltas, None, arguments)
         self._arguments_emitted = True
         return 0
 
     cdef int end_call(self, list deltas) except -1:
         if not self._arguments_emitted:
-            self._lead_space = ''
+            self._lead.clear()
             self.emit_c(deltas, None, '{}')
         self._phase = C_START
         return 0
@@ -176,7 +179,7 @@ cdef class SectionToolParser(ToolParser):
             data = PyUnicode_DATA(text)
             q = _skip_space(kind, data, pos, size)
             if q > pos:
-                self._lead_space = self._lead_space + PyUnicode_Substring(text, pos, q)
+                self._lead.add(text, pos, q)
                 start = pos = q
             if q == size:
                 return pos
@@ -193,7 +196,9 @@ cdef class SectionToolParser(ToolParser):
         cdef Py_ssize_t pos = 0, at, start, end
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
-        cdef int phase
+        cdef int phase, hkind
+        cdef void *hdata
+        cdef str header
         cdef tuple markers = self._markers
         while pos < size and not self._payload_closed:
             phase = self._phase
@@ -218,23 +223,30 @@ cdef class SectionToolParser(ToolParser):
                 else:
                     pos += PyUnicode_GET_LENGTH(<str>markers[K_CALL_BEGIN])
                     self._phase = C_HEADER
-                    self._resume = 0
             elif phase == C_HEADER:
-                at = self.seek(text, pos + self._resume, size, _HEADER_SET, final)
+                at = self.seek(text, pos, size, _HEADER_SET, final)
                 if self._hit < 0:
-                    self._resume = at - pos
+                    # The header goes on: hold it here; only a partial marker stays in the buffer.
+                    self._header.add(text, pos, at)
+                    pos = at
                     break
-                self._resume = 0
+                if self._header.length:
+                    header = self._header.take(text, pos, at)
+                    start, end = 0, PyUnicode_GET_LENGTH(header)
+                else:
+                    header = text
+                    start, end = pos, at
                 # The id is the header stripped; the name is read from the same span.
-                start = _skip_space(kind, data, pos, at)
-                end = at
-                while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+                hkind = PyUnicode_KIND(header)
+                hdata = PyUnicode_DATA(header)
+                start = _skip_space(hkind, hdata, start, end)
+                while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(hkind, hdata, end - 1)):
                     end -= 1
-                self.start_call(PyUnicode_Substring(text, start, end))
+                self.start_call(PyUnicode_Substring(header, start, end))
                 self._arguments_emitted = False
-                self._lead_space = ''
+                self._lead.clear()
                 self._value_scanner.reset_c()
-                name = _name_of(text, start, end)
+                name = _name_of(header, start, end)
                 if name:
                     self.emit_c(deltas, name, None)
                 else:
@@ -250,4 +262,8 @@ cdef class SectionToolParser(ToolParser):
                 pos = self.scan_arguments(text, pos, size, deltas, final)
                 if self._phase == C_ARGS:
                     break
+        if final:
+            # No more text: a held header or run can never be used.
+            self._header.clear()
+            self._lead.clear()
         return pos
