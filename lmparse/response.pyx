@@ -35,6 +35,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_UCS4 PyUnicode_READ_CHAR(object, Py_ssize_t)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
@@ -562,27 +563,35 @@ cdef class ResponseParserCore:
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:
-        """Drop newlines between two tool blocks only once the next open tag is confirmed."""
+        """Drop newlines between two tool blocks only once the next open tag is confirmed.
+
+        An open tag that itself starts with newlines (DSML's ``\\n\\n<｜DSML｜…``)
+        keeps them: only the newlines before its own count as the separator.
+        """
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t k = 0, rest
+        cdef Py_ssize_t k = 0, rest, lead = 0
         cdef int kind = PyUnicode_KIND(p)
         cdef void *data = PyUnicode_DATA(p)
         cdef str tag = self._t_open
+        cdef Py_ssize_t tag_n = PyUnicode_GET_LENGTH(tag)
         if n == 0 and not self._final:
             # An empty step decides nothing: the next text may still be a newline.
             return False
         while k < n and PyUnicode_READ(kind, data, k) == u'\n':
             k += 1
         if k:
+            while lead < tag_n and PyUnicode_READ_CHAR(tag, lead) == u'\n':
+                lead += 1
             rest = n - k
             if rest == 0:
                 if not self._final:
                     return False
-            elif p.startswith(tag, k):
-                self._pending = PyUnicode_Substring(p, k, n)
-            elif rest < PyUnicode_GET_LENGTH(tag) and not self._final and tag.startswith(
-                    PyUnicode_Substring(p, k, n)):
+            elif k >= lead and PyUnicode_Tailmatch(p, tag, k - lead, n, -1):
+                if k > lead:
+                    self._pending = PyUnicode_Substring(p, k - lead, n)
+            elif rest < tag_n - lead and not self._final and PyUnicode_Tailmatch(
+                    tag, PyUnicode_Substring(p, k, n), lead, tag_n, -1):
                 return False
         self._after_tool_block = False
         return True

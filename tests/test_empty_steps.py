@@ -54,3 +54,21 @@ def test_issue_repro_qwen3() -> None:
         out.extend(parser.stream_chunk(chunk, []))
     out.extend(parser.stream_chunk('', [], final=True))
     assert [m for m, _ in out if m.content] == []
+
+
+@pytest.mark.parametrize('dialect', ['deepseek-v32', 'deepseek-v4'])
+@pytest.mark.parametrize('sep', ['', '\n', '\n\n', '\n\n\n'])
+def test_separator_before_an_open_tag_that_starts_with_newlines(dialect: str, sep: str) -> None:
+    """DSML's open tag begins with its own "\\n\\n": only newlines before those are the separator."""
+    tool_cls = ToolParserManager.get(dialect)
+    block = (tool_cls.get_tool_open_tag() + '\n<｜DSML｜invoke name="get_weather">\n</｜DSML｜invoke>\n'
+             + tool_cls.get_tool_close_tag())
+    cls = BaseResponseParser.with_parsers(None, dialect)
+    text = 'hi' + block + sep + block + 'tail'
+    mid = len('hi') + len(block)
+    splits = [[text[:i], '', text[i:]] for i in range(mid - 2, mid + len(sep) + 4)]
+    for chunks in [[text], list(text), *splits]:
+        parser = cls(make_request())
+        got = reconstruct(parser, stream_flagged(parser, chunks, flush=True))
+        assert got.content == 'hitail'
+        assert [name for name, _ in got.calls] == ['get_weather', 'get_weather']
