@@ -37,12 +37,15 @@ cdef class Plan:
     # t_open: the class's tag; exact when t_tag_known, else what the anchors assumed
     cdef bint t_tag_known
     cdef object t_open
-    # tag_anchor results for (r_open, r_close, t_open); [0]: tool tag inactive, [1]: active
+    # the class's bare_call_open as declared (what the anchors of [2] assumed)
+    cdef object t_bare
+    # tag_anchor results for (r_open, r_close, t_open); [0]: tool tag inactive, [1]: active,
+    # [2]: active with bare calls (t_bare, searched in plain text)
     cdef bint anchors_known
-    cdef Py_UCS4 anchor_plain[2]
-    cdef Py_UCS4 anchor_reasoning[2]
-    cdef Py_ssize_t reach_plain[2]
-    cdef Py_ssize_t reach_reasoning[2]
+    cdef Py_UCS4 anchor_plain[3]
+    cdef Py_UCS4 anchor_reasoning[3]
+    cdef Py_ssize_t reach_plain[3]
+    cdef Py_ssize_t reach_reasoning[3]
     cdef object token_ids
 
     cdef bint current(self, type cls) except -1

@@ -352,11 +352,14 @@ cdef Plan _make_plan(type cls):
             plan.t_tag_known = (immutable_type(<type>tcls)
                                 and str(getattr(tcls, '__module__', '')).startswith('lmparse.'))
 
+    bare = getattr(tcls, 'bare_call_open', None) if isinstance(tcls, type) else None
+    plan.t_bare = bare if type(bare) is str and bare else None
     if rcls is None or plan.r_tags_known:
         plan.anchors_known = True
-        for active in range(2):
+        for active in range(3):
             t_open = plan.t_open if active else None
-            plan.anchor_plain[active] = tag_anchor(plan.r_open, t_open, None, &plan.reach_plain[active])
+            plan.anchor_plain[active] = tag_anchor(plan.r_open, t_open, plan.t_bare if active == 2 else None,
+                                                   &plan.reach_plain[active])
             plan.anchor_reasoning[active] = tag_anchor(plan.r_close, t_open, plan.r_open,
                                                        &plan.reach_reasoning[active])
     if tokenizer is not None and plan.r_tags_known and plan.r_close is not None:

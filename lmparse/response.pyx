@@ -156,6 +156,8 @@ cdef class ResponseParserCore:
     cdef object _r_open
     cdef object _r_close
     cdef object _t_open
+    # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
+    cdef object _bare_open
     cdef ToolParser _tool
     cdef int _tool_hooks
     # see construction.tag_anchor
@@ -268,6 +270,7 @@ cdef class ResponseParserCore:
                     f'Reasoning parser {type(reasoning_parser).__name__} must provide a reasoning end tag')
 
         self._t_open = None
+        self._bare_open = None
         self._tool = None
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
         cdef bint tool_active = self.tool_parser is not None and not eq(
@@ -282,17 +285,22 @@ cdef class ResponseParserCore:
             if isinstance(self.tool_parser, ToolParser):
                 self._tool = <ToolParser>self.tool_parser
                 self._tool_hooks = self._tool._hooks
+                # bare calls only when tools are offered: a rejected name is text again
+                if self._tool._bare_open is not None and self._tool._allowed_tool_names:
+                    self._bare_open = self._tool._bare_open
 
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
+        cdef int slot = 0 if not tool_active else (1 if self._bare_open is None else 2)
         if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
-                not tool_active or same_tag(self._t_open, plan.t_open)):
-            self._anchor_plain = plan.anchor_plain[tool_active]
-            self._anchor_reasoning = plan.anchor_reasoning[tool_active]
-            self._reach_plain = plan.reach_plain[tool_active]
-            self._reach_reasoning = plan.reach_reasoning[tool_active]
+                not tool_active or same_tag(self._t_open, plan.t_open)) and (
+                self._bare_open is None or same_tag(self._bare_open, plan.t_bare)):
+            self._anchor_plain = plan.anchor_plain[slot]
+            self._anchor_reasoning = plan.anchor_reasoning[slot]
+            self._reach_plain = plan.reach_plain[slot]
+            self._reach_reasoning = plan.reach_reasoning[slot]
         else:
-            self._anchor_plain = tag_anchor(self._r_open, self._t_open, None, &self._reach_plain)
+            self._anchor_plain = tag_anchor(self._r_open, self._t_open, self._bare_open, &self._reach_plain)
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
@@ -452,30 +460,39 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at = -1, t, first = 0
-        cdef bint to_reasoning = False
+        cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept in the text)
         cdef Py_ssize_t anchor_at
+        bare = self._bare_open
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
-                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, None)):
-            return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
+                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare)):
+            return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
-            to_reasoning = at >= 0
+            which = 1 if at >= 0 else 0
         if self._t_open is not None:
             t = _find(p, self._t_open, first, n if at < 0 else at)
             if t >= 0:
                 at = t
-                to_reasoning = False
+                which = 2
+        if bare is not None:
+            t = _find(p, bare, first, n if at < 0 else at)
+            if t >= 0:
+                at = t
+                which = 3
         if at < 0:
-            return self._release_or_hold(out, False, first, self._r_open, self._t_open, None)
+            return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
-        if to_reasoning:
+        if which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
             self._mode = M_REASONING
-        else:
+        elif which == 2:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
-            self._enter_tool_mode()
+            self._enter_tool_mode(False)
+        else:
+            self._pending = PyUnicode_Substring(p, at, n)
+            self._enter_tool_mode(True)
         return True
 
     cdef bint _consume_reasoning(self, list out) except -1:
@@ -508,16 +525,18 @@ cdef class ResponseParserCore:
             self._mode = M_PLAIN
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
-            self._enter_tool_mode()
+            self._enter_tool_mode(False)
         else:
             # An explicit open tag inside reasoning carries no text.
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
         return True
 
-    cdef int _enter_tool_mode(self) except -1:
+    cdef int _enter_tool_mode(self, bint bare) except -1:
         self._return_mode = self._mode
         self._mode = M_TOOL
-        if self._tool_hooks & HOOK_BEGIN_BLOCK:
+        if bare:
+            self._tool.begin_bare_block_c()
+        elif self._tool_hooks & HOOK_BEGIN_BLOCK:
             self.tool_parser.begin_tool_block()
         else:
             self._tool.begin_block_c()
@@ -560,6 +579,11 @@ cdef class ResponseParserCore:
             self._after_tool_block = True
         if calls:
             out.append((new_delta_message(None, None, calls), True))
+        if self._bare_open is not None and self._tool._handback is not None:
+            # a rejected bare call: its text is content, and no tool block separates what follows
+            self._emit_text(out, <str>self._tool._handback, False)
+            self._tool._handback = None
+            self._after_tool_block = False
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:

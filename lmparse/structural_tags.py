@@ -7,7 +7,18 @@ from typing import Any
 
 from lmparse import request as _req
 
-__all__ = ['internlm2_required_response_format']
+__all__ = ['internlm2_required_response_format', 'openai_tool_dict']
+
+
+def openai_tool_dict(tool: Any) -> dict[str, Any]:
+    """One request tool as the OpenAI ``{"type": "function", "function": ...}`` dict xgrammar takes."""
+    if hasattr(tool, 'model_dump'):
+        return tool.model_dump(mode='json')  # type: ignore[no-any-return,unused-ignore]
+    if isinstance(tool, dict):
+        if 'function' in tool:
+            return tool
+        return {'type': 'function', 'function': tool}
+    raise TypeError(f'unsupported tool definition: {type(tool).__name__}')
 
 
 def internlm2_required_response_format(tools: Iterable[Any] | None, *, reasoning: bool,

@@ -33,6 +33,7 @@ class PyQwen3Coder(XmlToolParser):
     strip_value_newlines = True
     value_end_tags = ('<parameter=', '</tool_call>')
     value_ends_at_function_close = True
+    bare_call_open = '<function='
 
     tool_open_tag = '<tool_call>'
     tool_close_tag = '</tool_call>'

@@ -31,7 +31,9 @@ class Qwen3CoderToolParser(XmlToolParser):
     """``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``.
 
     Several ``<function=...>`` calls in one block are separate calls; the
-    template's newline around each value is not part of it.
+    template's newline around each value is not part of it. A
+    ``<function=NAME>`` call written without ``<tool_call>`` outside reasoning
+    is a call when NAME is an offered tool (``bare_call_open``).
     """
 
     tool_open_tag = '<tool_call>'
@@ -50,6 +52,10 @@ class Qwen3CoderToolParser(XmlToolParser):
     # parser recovers it (vllm-project/vllm#23099, #57699).
     value_end_tags = ('<parameter=', '</tool_call>')
     value_ends_at_function_close = True
+    # The models sometimes drop <tool_call> and write <function=...>...</function>
+    # (maybe with an orphan </tool_call>) in plain text; vLLM's and SGLang's
+    # qwen3_coder parsers accept it. A call only when it names an offered tool.
+    bare_call_open = '<function='
     # Marker prefixes: every proper prefix is held (the default), which is
     # right for any chunking; Qwen's tokenizer splits these markers.
     structural_tag_model = 'qwen_3_coder'

@@ -58,8 +58,14 @@ cdef class ToolParser:
     cdef tuple _close_prefixes
     cdef bint _hold_all_close_prefixes
     cdef int _hooks
+    # A family that takes bare calls (see bare_call_open) sets the opener it
+    # recognises (the router searches plain text for it), and hands back the
+    # raw text of a bare call it rejected (content for the router, then None).
+    cdef object _bare_open
+    cdef object _handback
 
     cdef int begin_block_c(self) except -1
+    cdef int begin_bare_block_c(self) except -1
     cdef int reset_call_c(self, object call_id) except -1
     cdef int start_call(self, object call_id) except -1
     cdef Py_ssize_t feed_c(self, str text, list deltas, bint final) except -1

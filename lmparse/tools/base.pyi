@@ -26,6 +26,8 @@ class ToolParser:
     # None: hold back every proper prefix of the close tag. A tuple: only
     # these token-aligned prefixes (any order; longest is tried first).
     tool_close_prefixes: ClassVar[tuple[str, ...] | None]
+    # The opener of a call written without the block's open tag (None: none; XML family).
+    bare_call_open: ClassVar[str | None]
     # Request fields the dialect needs set (e.g. special tokens kept in the
     # decoded text); the second only when tools are offered and tool_choice is not "none".
     request_settings: ClassVar[dict[str, Any] | None]

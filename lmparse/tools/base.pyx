@@ -381,16 +381,6 @@ cdef Py_ssize_t seek_marker(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 l
     return size
 
 
-def _tool_openai_dict(tool) -> dict:
-    if hasattr(tool, 'model_dump'):
-        return tool.model_dump(mode='json')
-    if isinstance(tool, dict):
-        if 'function' in tool:
-            return tool
-        return {'type': 'function', 'function': tool}
-    raise TypeError(f'unsupported tool definition: {type(tool).__name__}')
-
-
 cdef object _UNDECLARED = object()
 
 
@@ -429,6 +419,9 @@ cdef class ToolParser:
     # None: hold back every proper prefix of the close tag (right for any
     # chunking). A tuple: only these token-aligned prefixes, longest first.
     tool_close_prefixes = None
+    # The opener of a call the model may write without the block's open tag
+    # (Qwen3-Coder's '<function='); None: none. The XML family takes it.
+    bare_call_open = None
 
     def __cinit__(self):
         # No arguments: Cython then ignores the constructor's instead of packing them.
@@ -482,8 +475,9 @@ cdef class ToolParser:
             import xgrammar as xgr
         except ImportError as err:
             raise ImportError('`tool_choice="required"` needs xgrammar: pip install "lmparse[structural-tags]"') from err
+        from lmparse.structural_tags import openai_tool_dict
         return xgr.get_model_structural_tag(
-            model, [_tool_openai_dict(t) for t in tools or ()], tool_choice='required', reasoning=reasoning,
+            model, [openai_tool_dict(t) for t in tools or ()], tool_choice='required', reasoning=reasoning,
         ).model_dump(mode='json')
 
     @staticmethod
@@ -517,6 +511,10 @@ cdef class ToolParser:
         self._payload_closed = False
         self.block_closed = False
         return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        """Start a block the model opened with ``_bare_open`` instead of the open tag (left in the text)."""
+        raise TypeError(f'{type(self).__name__}: this family takes no bare calls')
 
     def _begin_call(self, call_id=None):
         """Reset per-call state; ``call_id`` is the model's own id when it has one."""

@@ -75,6 +75,8 @@ cdef class XmlGrammar:
     cdef readonly tuple value_end_tags
     cdef readonly bint value_ends_at_function_close
     cdef readonly bint strip_newlines
+    # function_open when the dialect declares bare calls (bare_call_open) and no hook; else None
+    cdef readonly str bare_open
     cdef int hooks
     # what a Python dialect class resolved its declarations and hooks to (None: a compiled class)
     cdef tuple basis

@@ -38,6 +38,8 @@ class XmlGrammar:
     @property
     def value_ends_at_function_close(self) -> bool: ...
     @property
+    def bare_open(self) -> str | None: ...
+    @property
     def python_hooks(self) -> tuple[str, ...]:
         """The hooks this class overrides in Python (the rest run compiled)."""
 

@@ -311,7 +311,8 @@ cdef class XmlGrammar:
 
     def __repr__(self):
         fields = ('function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open',
-                  'value_close', 'function_close', 'multiple_calls', 'value_end_tags', 'value_ends_at_function_close')
+                  'value_close', 'function_close', 'multiple_calls', 'value_end_tags', 'value_ends_at_function_close',
+                  'bare_open')
         return 'XmlGrammar(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
 
     cdef Py_UCS4 block_lead(self, object close_tag):
@@ -503,6 +504,12 @@ cdef XmlGrammar _build(type cls):
                 raise TypeError(f'{cls.__name__}: value end tag {tag!r} must start like '
                                 f'arg_value_close_tag {g.value_close!r}')
     g.hooks = hook_overrides(cls, _XML_HOOK_NAMES)
+    bare = cls.bare_call_open
+    if bare is not None and (bare != g.function_open or not bare or g.function_name_end is None):
+        raise TypeError(f'{cls.__name__}.bare_call_open must be None or function_open ({g.function_open!r}) '
+                        f'with a function_name_end, not {bare!r}')
+    # a bare call is decided by the compiled steps: a Python hook turns it off
+    g.bare_open = g.function_open if bare is not None and not g.hooks else None
     return g
 
 
@@ -511,7 +518,7 @@ cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
     'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'value_end_tags',
-    'value_ends_at_function_close') + _XML_HOOK_NAMES
+    'value_ends_at_function_close', 'bare_call_open') + _XML_HOOK_NAMES
 
 # class -> XmlGrammar, keyed by the class object. A compiled class's entry is
 # final; a Python class's is reused while the class still resolves every

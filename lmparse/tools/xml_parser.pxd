@@ -2,6 +2,25 @@ from lmparse.tools.base cimport ToolParser
 from lmparse.tools.xml_grammar cimport XmlGrammar, XmlStep
 from lmparse.tools.xml_values cimport HeldText
 
+# How the current value is taken (_mode).
+cdef enum:
+    M_UNDECIDED = 0
+    M_BUFFERED = 1
+    M_STREAMING = 2
+
+# A streamed value's trailing newline, held until more text shows it is not the protocol's (_suffix).
+cdef enum:
+    SUF_NONE = 0
+    SUF_LF = 1
+    SUF_CR = 2
+    SUF_CRLF = 3
+
+# How an argument's value is taken, by its schema's types (_arg_kind; see xml_values).
+cdef enum:
+    AK_TEXT = 0       # streamed as a string (no schema, or only "string")
+    AK_NULLABLE = 1   # streamed as a string once it cannot be the literal null / None
+    AK_WHOLE = 2      # held whole and converted at its close tag
+
 
 cdef class XmlToolParser(ToolParser):
     # parse state: owned by the driver only
@@ -43,9 +62,16 @@ cdef class XmlToolParser(ToolParser):
     # a name the text has not terminated yet (NAME_* state and its text so far)
     cdef int _name_state
     cdef HeldText _name_buf
+    # a bare block (see xml_bare): the raw text of its current call before the
+    # held name, and an offered name not yet confirmed
+    cdef bint _bare
+    cdef str _bare_raw
+    cdef object _bare_name
 
     cdef _reset_call_state(self)
     cdef object held_name(self, str text)
+    cdef bint bare_step(self, str text, Py_ssize_t *cursor, Py_ssize_t size, bint final, list deltas) except -1
+    cdef int fresh_step(self, str payload, Py_ssize_t pos) except -1
     cdef Py_ssize_t run_hook(self, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
     cdef int put(self, str fragment) except -1
     cdef int flush(self, list deltas) except -1

@@ -17,7 +17,8 @@ import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, ToolParser
+from lmparse.tools.xml_bare cimport bare_call_end, bare_confirm, bare_name
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
@@ -42,27 +43,8 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
 
-cdef enum:
-    M_UNDECIDED = 0
-    M_BUFFERED = 1
-    M_STREAMING = 2
-
-# A streamed value's trailing newline, held until more text shows it is not the protocol's.
-cdef enum:
-    SUF_NONE = 0
-    SUF_LF = 1
-    SUF_CR = 2
-    SUF_CRLF = 3
-
+# JSON of a held trailing newline, by SUF_* (xml_parser.pxd)
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
-
-# How an argument's value is taken, by its schema's types (see xml_values).
-cdef enum:
-    AK_TEXT = 0       # streamed as a string (no schema, or only "string")
-    AK_NULLABLE = 1   # streamed as a string once it cannot be the literal null / None
-    AK_WHOLE = 2      # held whole and converted at its close tag
-
-
 
 __all__ = ['XmlToolParser']
 
@@ -137,6 +119,7 @@ cdef class XmlToolParser(ToolParser):
             self._value_fc_end is not None)
         self._strip_newlines = g.strip_newlines
         self._xml_hooks = g.hooks
+        self._bare_open = g.bare_open if not (self._hooks & HOOK_PAYLOAD) else None
         self._step.lead = g.block_lead(None)
         self._held.kind = 1
         self._name_buf.kind = 1
@@ -167,6 +150,7 @@ cdef class XmlToolParser(ToolParser):
         self._arg_count = 0
         self._step.resume = 0
         self._name_state = NAME_NONE
+        self._bare_name = None
         if self._name_buf.len:
             held_free(&self._name_buf)  # a name the block never finished
 
@@ -181,18 +165,25 @@ cdef class XmlToolParser(ToolParser):
         self._step.lead = self._grammar.block_lead(self._close_tag)
         self.start_call(None)
         self._reset_call_state()
+        self._bare = False
         self._out = None
         del self._frags[:]
+        return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        if self._hooks & HOOK_BEGIN_BLOCK:
+            self.begin_tool_block()
+        else:
+            self.begin_block_c()
+        self._bare = True
+        self._bare_raw = self._grammar.function_open
         return 0
 
     # ---- Python-visible hooks over the compiled grammar (a subclass may override them)
 
     def _consume_function(self, str payload not None, Py_ssize_t pos, bint final=False):
         """``(pos, name, "arg_start" | "done")`` or None; name None with "done" = empty block."""
-        _check_pos(payload, pos)
-        self._step.resume = 0
-        self._step.may_hold = False
-        self._step.held = NAME_NONE
+        self.fresh_step(payload, pos)
         cdef Py_ssize_t r = self._grammar.function(self, payload, pos, final, &self._step)
         if r < 0:
             return None
@@ -200,10 +191,7 @@ cdef class XmlToolParser(ToolParser):
 
     def _consume_arg_start(self, str payload not None, Py_ssize_t pos):
         """``(pos, "arg_name" | "done")`` or None."""
-        _check_pos(payload, pos)
-        self._step.resume = 0
-        self._step.may_hold = False
-        self._step.held = NAME_NONE
+        self.fresh_step(payload, pos)
         cdef Py_ssize_t r = self._grammar.arg_start(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -211,10 +199,7 @@ cdef class XmlToolParser(ToolParser):
 
     def _consume_arg_name(self, str payload not None, Py_ssize_t pos):
         """``(value_start, argument_name)`` or None."""
-        _check_pos(payload, pos)
-        self._step.resume = 0
-        self._step.may_hold = False
-        self._step.held = NAME_NONE
+        self.fresh_step(payload, pos)
         cdef Py_ssize_t r = self._grammar.arg_name(self, payload, pos, &self._step)
         if r < 0:
             return None
@@ -222,14 +207,19 @@ cdef class XmlToolParser(ToolParser):
 
     def _consume_call_end(self, str payload not None, Py_ssize_t pos, bint final=False):
         """After a call: ``(pos, "function")`` when another call follows in this block, ``(pos, "done")`` otherwise."""
-        _check_pos(payload, pos)
-        self._step.resume = 0
-        self._step.may_hold = False
-        self._step.held = NAME_NONE
+        self.fresh_step(payload, pos)
         cdef Py_ssize_t r = self._grammar.call_end(payload, pos, final, &self._step)
         if r < 0:
             return None
         return r, PHASE_NAMES[self._step.phase]
+
+    cdef int fresh_step(self, str payload, Py_ssize_t pos) except -1:
+        """The step state a Python-visible hook starts from (names stay in the payload)."""
+        _check_pos(payload, pos)
+        self._step.resume = 0
+        self._step.may_hold = False
+        self._step.held = NAME_NONE
+        return 0
 
     # ---- hook dispatch -------------------------------------------------------
 
@@ -302,6 +292,10 @@ cdef class XmlToolParser(ToolParser):
             if phase == PH_DONE:
                 self._payload_closed = True
                 break
+            if self._bare and (phase == PH_FUNCTION or phase == PH_CALL_END or self._bare_name is not None):
+                if not self.bare_step(text, &pos, size, final, deltas):
+                    break
+                continue
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
                 if self._step.skip > pos:
@@ -345,8 +339,62 @@ cdef class XmlToolParser(ToolParser):
                 self.finish_arg()
             self.close_object()
             self._payload_closed = True
+        if self._bare and self._payload_closed:
+            self._close_tag = None  # the block ends with its last call: no close tag to look for
         self.flush(deltas)
         return pos
+
+    # ---- bare calls (see xml_bare) --------------------------------------------
+
+    cdef bint bare_step(self, str text, Py_ssize_t *cursor, Py_ssize_t size, bint final, list deltas) except -1:
+        """A bare call's name, confirmation or end at ``cursor[0]``; False: more text is needed."""
+        cdef XmlGrammar g = self._grammar
+        cdef Py_ssize_t pos = cursor[0], r
+        cdef bint another
+        cdef int ok
+        raw = None  # a rejected call's text
+        if self._phase == PH_CALL_END:
+            r = bare_call_end(text, pos, size, final, g.function_open, self._close_tag, &another)
+            if r < 0:
+                return False
+            cursor[0] = r
+            self._phase = PH_DONE
+            if another:
+                self.flush(deltas)
+                self.start_call(None)
+                self._reset_call_state()
+                # the separator is the next call's text until it is a call
+                self._bare_raw = PyUnicode_Substring(text, pos, r + PyUnicode_GET_LENGTH(g.function_open))
+            return True
+        elif self._bare_name is not None:  # an offered name: a call once an argument or its end follows
+            ok = bare_confirm(text, pos, size, final, g.arg_open, g.function_close)
+            if ok < 0:
+                return False
+            if ok == 0:
+                raw = self._bare_raw
+            else:
+                self.begin_function(deltas, self._bare_name)
+        else:
+            decided = bare_name(g, self, text, pos, final, &self._step, &self._name_buf, &self._name_state,
+                                self._bare_raw)
+            if decided is None:
+                if self._step.skip > pos:
+                    cursor[0] = self._step.skip  # more of the name, held
+                return False
+            cursor[0] = <Py_ssize_t>decided[0]
+            if decided[2] is None:
+                raw = decided[1]
+            else:
+                self._bare_raw = <str>decided[1]
+                self._bare_name = decided[2]
+                self._phase = PH_ARG_START
+                return True
+        self._bare_name = None
+        self._bare_raw = None
+        if raw is not None:  # not a call: the block ends, its text goes back to the router
+            self._handback = raw
+            self._phase = PH_DONE
+        return True
 
     # ---- output: fragments of the arguments JSON, one delta per flush ------------
 
