@@ -587,11 +587,8 @@ cdef class ResponseParserCore:
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:
-        """Drop newlines between two tool blocks only once the next open tag is confirmed.
-
-        An open tag that itself starts with newlines (DSML's ``\\n\\n<｜DSML｜…``)
-        keeps them: only the newlines before its own count as the separator.
-        """
+        """Drop newlines between two tool blocks once the next open tag is confirmed
+        (an open tag's own leading newlines, as DSML's, are not separator)."""
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t k = 0, rest, lead = 0
