@@ -180,14 +180,14 @@ def verify(row: Row, n: int = 10_000, sizes: Sequence[int] = CHUNKS) -> None:
 
 def time_row(row: Row, n: int, size: int, budget: float = 0.3) -> float:
     """Best CPU seconds (process time: other processes on a shared machine do not count) for construction
-    + the whole stream, repeated up to ``budget`` seconds, at least twice."""
+    + the whole stream, repeated up to ``budget`` seconds, at least three times."""
     cls, req = parser_class(row), request()
     chunks = chunk(row.text(n), size)
     run_stream(cls, req, chunks[:8])  # warm the class caches
     best = float('inf')
     spent, runs = 0.0, 0
     gc.collect()
-    while runs < 2 or (spent < budget and runs < 20):
+    while runs < 3 or (spent < budget and runs < 20):
         t0 = time.process_time()
         run_stream(cls, req, chunks)
         t = time.process_time() - t0
