@@ -240,7 +240,7 @@ def near_misses(markers: Sequence[str]) -> list[str]:
         if len(m) < 2:
             continue
         mid = len(m) // 2
-        out += [m[:mid] + ('x' if m[mid] != 'x' else 'y') + m[mid + 1:], m[:-1] + ' ', m[:mid] + m[mid:] * 1 + m[-1],
+        out += [m[:mid] + ('x' if m[mid] != 'x' else 'y') + m[mid + 1:], m[:-1] + ' ', m + m[-1],
                 m[:mid] + m[mid + 1:], m.upper() if m.upper() != m else m + m[-1]]
     return list(dict.fromkeys(out))
 
@@ -412,9 +412,6 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
             if reasoning_cls is None:
                 visible.append(close_r)
             last_was_block = False
-    if closeless:
-        # text after a close-less envelope must not start with JSON-ish whitespace rules: keep it simple
-        pass
     return Built(''.join(parts), calls if exact else None, ''.join(visible) if exact else None)
 
 
