@@ -16,6 +16,8 @@ STREAM_RESULTS: dict[tuple[str, int], tuple[int, float, float]] = {}
 SCALING_RESULTS: dict[tuple[str, int], tuple[int, float]] = {}
 MEMORY_LINES: list[str] = []
 MISSING_DIALECTS: list[str] = []
+# bench/test_bench_adversarial.py: one line per (row, chunk size)
+ADVERSARIAL_LINES: list[str] = []
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -41,6 +43,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if MEMORY_LINES:
         tr.section('lmparse memory')
         for line in MEMORY_LINES:
+            tr.write_line(line)
+    if ADVERSARIAL_LINES:
+        tr.section('lmparse adversarial inputs: CPU ns per character, 10 KB vs 100 KB (full table: python -m bench.adversarial)')
+        for line in ADVERSARIAL_LINES:
             tr.write_line(line)
     if MISSING_DIALECTS:
         tr.section('registered tool / response parsers without benchmark fixtures')

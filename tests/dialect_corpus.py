@@ -1,0 +1,749 @@
+"""Generated outputs for every registered dialect, and the invariants every chunking must keep.
+
+Shared by the property lane (``tests/test_dialect_properties.py``), the fuzz
+entry point (``fuzz/fuzz_dialects.py``) and nothing else. Dialects are
+discovered through the registries, and each one's text is derived from the
+markers its class declares, so a dialect registered later is exercised with
+no code written here:
+
+* tool parsers (``ToolParserManager``) are combined with every reasoning
+  configuration (none, each registered reasoning parser with and without
+  ``enable_thinking=False``, ``True`` for parsers with thinking switches);
+* reasoning parsers also run alone (no tool parser);
+* response parsers other than ``default`` (Harmony / gpt-oss) run on their
+  own, in text mode, and for Harmony also in token-id mode.
+
+A family this module does not know still gets marker soup, truncations and
+near-misses from ``get_tool_open_tag()`` / ``get_tool_close_tag()`` and every
+marker-like string attribute of the class; only the valid-call builder (and so
+the exact-result oracle) is per family.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import lmparse
+from lmparse import BaseResponseParser, ReasoningParserManager, ResponseParserManager, ToolParserManager
+from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser
+from lmparse.tools.dsml import DsmlToolParser
+from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.sections import SectionToolParser
+from lmparse.tools.xml_parser import XmlToolParser
+
+# ---- the request ---------------------------------------------------------------------
+
+# Offered tools have string-typed parameters only, so every family's arguments
+# are comparable as JSON objects of strings.
+OFFERED: dict[str, tuple[str, ...]] = {'get_weather': ('city', 'unit'), 'search': ('query',)}
+UNKNOWN = 'delete_all'  # never offered: filtered
+PARAM_NAMES = ('city', 'unit', 'query', 'force')
+
+
+def tools() -> list[dict[str, Any]]:
+    return [{'type': 'function',
+             'function': {'name': name, 'description': name,
+                          'parameters': {'type': 'object',
+                                         'properties': {p: {'type': 'string'} for p in params}}}}
+            for name, params in OFFERED.items()]
+
+
+# ---- registry discovery -----------------------------------------------------------------
+
+
+def _unique(registry: Any) -> list[tuple[str, Any]]:
+    """(names joined by '/', class) per distinct class, aliases folded, in name order."""
+    by_cls: dict[Any, list[str]] = {}
+    for name in registry.names():
+        by_cls.setdefault(registry.get(name), []).append(name)
+    return [(names[0], cls) for cls, names in by_cls.items()]
+
+
+def _alias_label(registry: Any, cls: Any) -> str:
+    return '/'.join(n for n in registry.names() if registry.get(n) is cls)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One parser configuration under test."""
+
+    id: str
+    kind: str  # 'router' (BaseResponseParser + reasoning/tool) or 'response' (a response parser)
+    tool: str | None = None
+    reasoning: str | None = None
+    thinking: bool | None = None  # chat_template_kwargs['enable_thinking']
+    response: str | None = None
+    input_mode: str | None = None  # 'text' / 'ids' for Harmony
+
+    @property
+    def tool_cls(self) -> Any:
+        return ToolParserManager.get(self.tool) if self.tool else None
+
+    @property
+    def reasoning_cls(self) -> Any:
+        return ReasoningParserManager.get(self.reasoning) if self.reasoning else None
+
+    @property
+    def is_harmony(self) -> bool:
+        return self.kind == 'response' and issubclass(ResponseParserManager.get(self.response),
+                                                      HarmonyResponseParser)
+
+    def request(self) -> dict[str, Any]:
+        req: dict[str, Any] = {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'tools': tools()}
+        if self.thinking is not None:
+            req['chat_template_kwargs'] = {'enable_thinking': self.thinking}
+        return req
+
+
+_CLASSES: dict[Any, Any] = {}
+
+
+def parser_class(cfg: Config, tokenizer: Any = None) -> Any:
+    key = (cfg, id(tokenizer))
+    cls = _CLASSES.get(key)
+    if cls is None:
+        if cfg.kind == 'router':
+            cls = BaseResponseParser.with_parsers(cfg.reasoning, cfg.tool)
+        else:
+            base = ResponseParserManager.get(cfg.response)
+            kwargs: dict[str, Any] = {}
+            if cfg.input_mode is not None:
+                kwargs['input_mode'] = cfg.input_mode
+            if tokenizer is not None:
+                kwargs['tokenizer'] = tokenizer
+            cls = base.with_parsers(**kwargs)
+        _CLASSES[key] = cls
+    return cls
+
+
+def new_parser(cfg: Config, tokenizer: Any = None) -> Any:
+    return parser_class(cfg, tokenizer)(cfg.request())
+
+
+def reasoning_configs() -> list[tuple[str | None, bool | None]]:
+    out: list[tuple[str | None, bool | None]] = [(None, None)]
+    for name, cls in _unique(ReasoningParserManager):
+        out.append((name, None))
+        out.append((name, False))
+        if getattr(cls, 'thinking_switches', ()):
+            out.append((name, True))
+    return out
+
+
+def configs() -> list[Config]:
+    """Every tool dialect x reasoning configuration, reasoning alone, and each response parser."""
+    out: list[Config] = []
+    reasoning = reasoning_configs()
+    for tool_name, tool_cls in _unique(ToolParserManager):
+        label = _alias_label(ToolParserManager, tool_cls)
+        for r, thinking in reasoning:
+            out.append(Config(f'{label}|{r}|think={thinking}', 'router', tool_name, r, thinking))
+    for r, thinking in reasoning:
+        if r is not None:
+            out.append(Config(f'-|{r}|think={thinking}', 'router', None, r, thinking))
+    for name in ResponseParserManager.names():
+        cls = ResponseParserManager.get(name)
+        if cls is BaseResponseParser:
+            continue
+        modes: list[str | None] = [None]
+        if 'input_mode' in inspect.signature(cls.with_parsers).parameters:
+            modes = ['text']
+            if issubclass(cls, HarmonyResponseParser):
+                modes.append('ids')
+        for mode in modes:
+            out.append(Config(f'{name}|{mode}', 'response', response=name, input_mode=mode))
+    return out
+
+
+# ---- markers ---------------------------------------------------------------------------------
+
+_MARKER_CHARS = re.compile(r'[<>|｜\[\]]')
+
+
+def _marker_attrs(cls: Any) -> list[str]:
+    """Every marker-like str class attribute (contains one of < > | ｜ [ ])."""
+    out = []
+    for attr in dir(cls):
+        if attr.startswith('__'):
+            continue
+        try:
+            value = getattr(cls, attr)
+        except Exception:
+            continue
+        if isinstance(value, str) and value and len(value) < 64 and _MARKER_CHARS.search(value):
+            out.append(value)
+    return out
+
+
+def dsml_markers(cls: Any) -> dict[str, str]:
+    tok = cls.dsml_token
+    inv, par = cls.invoke_element, cls.parameter_element
+    return {'open': cls.get_tool_open_tag(), 'close': cls.get_tool_close_tag(),
+            'invoke': f'<{tok}{inv} name="', 'invoke_close': f'</{tok}{inv}>',
+            'param': f'<{tok}{par} name="', 'param_close': f'</{tok}{par}>'}
+
+
+def tool_markers(cls: Any) -> list[str]:
+    found: list[str] = [cls.get_tool_open_tag() or '']
+    close = cls.get_tool_close_tag()
+    if close:
+        found.append(close)
+    if issubclass(cls, JsonToolParser):
+        found += [f'{{"{cls.name_field}": ', f'"{cls.argument_field}": ']
+    elif issubclass(cls, XmlToolParser):
+        found += [getattr(cls, a) or '' for a in ('function_open', 'function_name_end', 'arg_open', 'arg_name_end',
+                                                  'value_open', 'arg_value_close_tag', 'function_close')]
+    elif issubclass(cls, DsmlToolParser):
+        found += list(dsml_markers(cls).values()) + ['" string="true">', '" string="false">', '">']
+    elif issubclass(cls, SectionToolParser):
+        found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
+                                                  'argument_begin', 'call_end')] + ['functions.']
+    found += _marker_attrs(cls)
+    return list(dict.fromkeys(m for m in found if m))
+
+
+HARMONY_WORDS = ('assistant', 'analysis', 'final', 'commentary', ' to=functions.', 'functions.', ' <|constrain|>json',
+                 'json', 'user', ' to=python', 'to=')
+
+
+def config_markers(cfg: Config) -> list[str]:
+    found: list[str] = []
+    if cfg.kind == 'response':
+        if cfg.is_harmony:
+            found += list(HARMONY_SPECIAL_TOKEN_IDS) + list(HARMONY_WORDS)
+        else:
+            found += _marker_attrs(ResponseParserManager.get(cfg.response))
+        return found
+    if cfg.reasoning_cls is not None:
+        found += [cfg.reasoning_cls.get_reasoning_open_tag(), cfg.reasoning_cls.get_reasoning_close_tag()]
+    else:
+        found += ['<think>', '</think>']  # text for a parser without reasoning
+    if cfg.tool_cls is not None:
+        found += tool_markers(cfg.tool_cls)
+    return list(dict.fromkeys(found))
+
+
+def prefixes(markers: Sequence[str]) -> list[str]:
+    """Every proper non-empty prefix of every marker."""
+    return list(dict.fromkeys(m[:i] for m in markers for i in range(1, len(m))))
+
+
+def near_misses(markers: Sequence[str]) -> list[str]:
+    """A marker with one character changed, dropped or doubled, and a marker prefix followed by a wrong char."""
+    out = []
+    for m in markers:
+        if len(m) < 2:
+            continue
+        mid = len(m) // 2
+        out += [m[:mid] + ('x' if m[mid] != 'x' else 'y') + m[mid + 1:], m[:-1] + ' ', m + m[-1],
+                m[:mid] + m[mid + 1:], m.upper() if m.upper() != m else m + m[-1]]
+    return list(dict.fromkeys(out))
+
+
+# ---- valid calls built from the markers ------------------------------------------------------
+
+# Values and text with escapes, astral characters and CJK. VALUE_PIECES never
+# contain a marker or a marker prefix that could close a value.
+VALUE_PIECES = ('Paris', '北京', ' ', '🌧', 'é', '\u00e9', '"', '\\', '\\"', 'a"b', '{', '}', '[', ']', ',', ':', '1',
+                'null', 'true', 'x y', '\t', '\u2028', '𝄞', 'ü', '中文', 'a < b', '&amp;', "'")
+TEXT_PIECES = ('Hello', ' ', 'world', '.', '\n', '北京', '🌧', 'é', '中文', '"', '\\', '{', '}', '1', ',', ':',
+               'a < b', 'null', '𝄞', 'x', '?')
+
+
+@dataclass
+class Built:
+    """A generated output and what it must parse to (None where no exact oracle applies)."""
+
+    text: str
+    calls: list[tuple[str, Any]] | None = None  # (name, arguments as JSON text or as a dict)
+    visible: str | None = None  # content + reasoning in stream order
+    tokens: list[tuple[str, int, bool]] | None = None  # Harmony: (text, id, is_special)
+
+
+def _json_args(rng: random.Random, params: Sequence[str]) -> dict[str, str]:
+    n = rng.randint(0, len(params))
+    return {p: _value(rng) for p in rng.sample(list(params), n)}
+
+
+def _value(rng: random.Random) -> str:
+    return ''.join(rng.choice(VALUE_PIECES) for _ in range(rng.randint(0, 6)))
+
+
+def _dumps(rng: random.Random, obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=rng.random() < 0.5,
+                      separators=rng.choice([(', ', ': '), (',', ':')]))
+
+
+def _pick_name(rng: random.Random) -> str:
+    return rng.choice([*OFFERED, UNKNOWN]) if rng.random() < 0.8 else UNKNOWN
+
+
+def _params_for(name: str) -> tuple[str, ...]:
+    return OFFERED.get(name, ('force',))
+
+
+def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]]] | None:
+    """One tool block of the dialect's syntax with 1..n calls; None for a family without a builder.
+
+    Arguments are the exact JSON text for families that forward source (JSON,
+    sections), a dict for families that build the JSON (XML, DSML).
+    """
+    if issubclass(cls, JsonToolParser):
+        name = _pick_name(rng)
+        args = _dumps(rng, _json_args(rng, _params_for(name)))
+        sep = rng.choice(['', '\n'])
+        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), cls.argument_field, args)
+        close = cls.get_tool_close_tag()
+        return cls.get_tool_open_tag() + sep + env + (sep + close if close else ''), [(name, args)]
+    if issubclass(cls, XmlToolParser):
+        n = rng.randint(1, 3) if cls.multiple_calls else 1
+        calls = []
+        body = ''
+        for _ in range(n):
+            name = _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))
+            nl = '\n' if cls.strip_value_newlines else ''
+            if cls.function_open:
+                body += f'\n{cls.function_open}{name}{cls.function_name_end or ""}\n'
+            else:
+                body += name + '\n'
+            for k, v in params.items():
+                body += f'{cls.arg_open}{k}{cls.arg_name_end}{nl if not cls.value_open else ""}'
+                if cls.value_open:
+                    body += f'\n{cls.value_open}'
+                body += f'{v}{nl}{cls.arg_value_close_tag}\n'
+            if cls.function_close:
+                body += cls.function_close + '\n'
+        return cls.get_tool_open_tag() + body + cls.get_tool_close_tag(), calls
+    if issubclass(cls, DsmlToolParser):
+        m = dsml_markers(cls)
+        calls = []
+        body = '\n'
+        for _ in range(rng.randint(1, 3)):
+            name = _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))
+            body += m['invoke'] + name + '">\n'
+            for k, v in params.items():
+                body += m['param'] + k + '" string="true">' + v + m['param_close'] + '\n'
+            body += m['invoke_close'] + '\n'
+        return m['open'] + body + m['close'], calls
+    if issubclass(cls, SectionToolParser):
+        calls = []
+        body = ''
+        for i in range(rng.randint(1, 3)):
+            name = _pick_name(rng)
+            args = _dumps(rng, _json_args(rng, _params_for(name)))
+            calls.append((name, args))
+            body += f'{cls.call_begin}functions.{name}:{i}{cls.argument_begin}{args}{cls.call_end}'
+        return cls.section_begin + body + cls.section_end, calls
+    return None
+
+
+def _text(rng: random.Random, max_pieces: int = 6) -> str:
+    """Plain text with no marker in it: never starts or ends with whitespace."""
+    s = ''.join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(1, max_pieces)))
+    s = s.strip()
+    return s or 'x'
+
+
+def build_router_output(cfg: Config, rng: random.Random) -> Built:
+    """Text, reasoning blocks and tool blocks (inside and outside reasoning) with the exact expected result."""
+    tool_cls = cfg.tool_cls
+    reasoning_cls = cfg.reasoning_cls
+    open_r = reasoning_cls.get_reasoning_open_tag() if reasoning_cls else '<think>'
+    close_r = reasoning_cls.get_reasoning_close_tag() if reasoning_cls else '</think>'
+    parts: list[str] = []
+    visible: list[str] = []
+    calls: list[tuple[str, Any]] = []
+    exact = True
+    last_was_block = False
+    closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
+
+    def text() -> None:
+        nonlocal last_was_block
+        t = _text(rng)
+        parts.append(t)
+        visible.append(t)
+        last_was_block = False
+
+    def block() -> bool:
+        nonlocal last_was_block, exact
+        if tool_cls is None:
+            return False
+        built = build_block(tool_cls, rng)
+        if built is None:
+            exact = False
+            return False
+        if last_was_block and not tool_cls.get_tool_open_tag()[:1].isspace():
+            # a separator between two blocks: dropped (DSML's open tag carries its own lead)
+            parts.append(rng.choice(['\n', '\n\n']))
+        parts.append(built[0])
+        calls.extend(c for c in built[1] if c[0] in OFFERED)
+        last_was_block = True
+        return True
+
+    for _ in range(rng.randint(1, 4)):
+        r = rng.random()
+        if r < 0.35:
+            text()
+        elif r < 0.6:
+            if closeless and last_was_block:
+                text()  # an envelope with no close tag needs something that is not JSON after it
+                continue
+            block()
+        else:
+            # a reasoning block, maybe with a tool block inside
+            parts.append(open_r)
+            if reasoning_cls is None:
+                visible.append(open_r)
+            last_was_block = False
+            text()
+            if rng.random() < 0.5 and not closeless:
+                if block():
+                    text()
+            parts.append(close_r)
+            if reasoning_cls is None:
+                visible.append(close_r)
+            last_was_block = False
+    return Built(''.join(parts), calls if exact else None, ''.join(visible) if exact else None)
+
+
+# ---- Harmony ---------------------------------------------------------------------------------
+
+_HARMONY_TAG_RE = re.compile('(' + '|'.join(re.escape(t) for t in HARMONY_SPECIAL_TOKEN_IDS) + ')')
+
+
+def _harmony_body(rng: random.Random) -> str:
+    return _text(rng)
+
+
+def build_harmony_output(rng: random.Random, literal_specials: bool = False) -> Built:
+    """A Harmony transcript; tokens mark which pieces are special tokens.
+
+    With ``literal_specials`` a body may contain the text of a special token
+    written as ordinary tokens (only the ids can tell it apart).
+    """
+    S = HARMONY_SPECIAL_TOKEN_IDS
+    toks: list[tuple[str, int, bool]] = []
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: list[tuple[str, Any]] = []
+    visible: list[str] = []
+
+    def special(tag: str) -> None:
+        toks.append((tag, S[tag], True))
+
+    def ordinary(s: str) -> None:
+        i = 0
+        while i < len(s):
+            n = rng.randint(1, 4)
+            toks.append((s[i:i + n], -1, False))
+            i += n
+
+    def body() -> str:
+        s = _harmony_body(rng)
+        if literal_specials and rng.random() < 0.5:
+            cut = rng.randint(0, len(s))
+            s = s[:cut] + rng.choice(list(S)) + s[cut:]
+        return s
+
+    n = rng.randint(1, 4)
+    for i in range(n):
+        if i or rng.random() < 0.5:
+            special('<|start|>')
+            ordinary('assistant')
+        kind = rng.choice(['analysis', 'final', 'tool', 'preamble'])
+        last = i == n - 1
+        special('<|channel|>')
+        if kind == 'analysis':
+            ordinary('analysis')
+            special('<|message|>')
+            b = body()
+            ordinary(b)
+            reasoning.append(b)
+            visible.append(b)
+            special('<|end|>')
+        elif kind == 'final':
+            ordinary('final')
+            special('<|message|>')
+            b = body()
+            ordinary(b)
+            content.append(b)
+            visible.append(b)
+            special('<|return|>' if last else '<|end|>')
+        elif kind == 'preamble':
+            ordinary('commentary')
+            special('<|message|>')
+            b = body()
+            ordinary(b)
+            content.append(b)
+            visible.append(b)
+            special('<|end|>')
+        else:
+            name = _pick_name(rng)
+            args = _dumps(rng, _json_args(rng, _params_for(name)))
+            if literal_specials and rng.random() < 0.5:
+                args = json.dumps({'query': 'x' + rng.choice(list(S)) + 'y'})
+            ordinary(f'commentary to=functions.{name} ')
+            special('<|constrain|>')
+            ordinary('json')
+            special('<|message|>')
+            ordinary(args)
+            special('<|call|>')
+            if name in OFFERED:
+                calls.append((name, args))
+        if kind == 'final' and last:
+            break
+    text = ''.join(t for t, _, _ in toks)
+    return Built(text, calls, ''.join(visible), toks)
+
+
+class HarmonyTokenizer:
+    """Decodes the ids that ``harmony_ids`` assigns (specials by their real ids, pieces by a table)."""
+
+    def __init__(self) -> None:
+        self.piece_of: dict[int, str] = {}
+        self.id_of: dict[str, int] = {}
+        self.specials = {v: k for k, v in HARMONY_SPECIAL_TOKEN_IDS.items()}
+
+    def id(self, piece: str) -> int:
+        tid = self.id_of.get(piece)
+        if tid is None:
+            tid = 1000 + len(self.id_of)
+            self.id_of[piece] = tid
+            self.piece_of[tid] = piece
+        return tid
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return ''.join(self.specials.get(t) or self.piece_of[t] for t in ids)
+
+
+HARMONY_TOKENIZER = HarmonyTokenizer()
+
+
+def harmony_tokens(text: str, rng: random.Random) -> list[tuple[str, int, bool]]:
+    """Tokens of arbitrary text: every special-token text is a special; the rest in 1..4-char pieces."""
+    out: list[tuple[str, int, bool]] = []
+    for part in _HARMONY_TAG_RE.split(text):
+        if not part:
+            continue
+        if part in HARMONY_SPECIAL_TOKEN_IDS:
+            out.append((part, HARMONY_SPECIAL_TOKEN_IDS[part], True))
+        else:
+            i = 0
+            while i < len(part):
+                n = rng.randint(1, 4)
+                out.append((part[i:i + n], -1, False))
+                i += n
+    return out
+
+
+def with_ids(tokens: Sequence[tuple[str, int, bool]]) -> list[tuple[str, int, bool]]:
+    return [(t, tid if s else HARMONY_TOKENIZER.id(t), s) for t, tid, s in tokens]
+
+
+def group_tokens(tokens: Sequence[tuple[str, int, bool]], sizes: Sequence[int], mode: str) -> list[tuple[str, list[int]]]:
+    """Engine steps of 0..n tokens each ('' steps included); ``mode`` 'ids' drops the specials' text."""
+    if not any(sizes):
+        sizes = [*sizes, 1]
+    steps: list[tuple[str, list[int]]] = []
+    i = k = 0
+    while i < len(tokens) or k == 0:
+        n = sizes[k % len(sizes)]
+        g = tokens[i:i + n]
+        text = ''.join(t for t, _, s in g if mode == 'text' or not s)
+        steps.append((text, [tid for _, tid, _ in g]))
+        i += n
+        k += 1
+    return steps
+
+
+# ---- soups: marker fragments, near-misses, escapes --------------------------------------------
+
+COMMON_PIECES = ('\n', '\n\n', ' ', 'a', 'text', '北京', '🌧', '\u00e9', '𝄞', '<', '</', '<|', '|>', '{', '}', '[', ']',
+                 '"', '\\', '\\"', '\\\\', '\\u00e9', '\\ud83c\\udf27', '\\ud83c', ',', ':', '1', 'null', '=',
+                 '"name"', '"get_weather"', '"search"', '"delete_all"', 'get_weather', 'search', 'delete_all',
+                 'functions.get_weather:0', '"city"', '"query"', 'city', 'query', '{"name": "get_weather", ',
+                 '{"city": "Paris"}', '"Par', '>')
+
+
+def soup_pieces(cfg: Config) -> list[str]:
+    markers = config_markers(cfg)
+    return list(dict.fromkeys([*markers, *prefixes(markers), *near_misses(markers), *COMMON_PIECES]))
+
+
+# ---- checking ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    content: str | None
+    reasoning: str | None
+    calls: list[tuple[str, str]]
+    visible: str = ''  # content and reasoning in stream order
+
+    def key(self) -> tuple[Any, Any, Any]:
+        return self.content, self.reasoning, self.calls
+
+
+class InvariantError(AssertionError):
+    pass
+
+
+def _check_messages(flagged: Sequence[tuple[Any, bool]]) -> None:
+    for message, emitted in flagged:
+        channels = [n for n in ('content', 'reasoning_content', 'tool_calls') if getattr(message, n) is not None]
+        if channels == ['content'] and message.content == '':
+            # the empty delta of a text-less step (LMDeploy parity)
+            if emitted is not False:
+                raise InvariantError(f'tool flag on an empty content delta: {message!r}')
+            continue
+        if len(channels) != 1:
+            raise InvariantError(f'message carries {channels}: {message!r}')
+        if not getattr(message, channels[0]):
+            raise InvariantError(f'empty {channels[0]} fragment: {message!r}')
+        if emitted is not (channels[0] == 'tool_calls'):
+            raise InvariantError(f'tool flag {emitted} on {message!r}')
+
+
+def _check_identity(deltas: Sequence[Any]) -> None:
+    seen: list[int] = []
+    for d in deltas:
+        if d.index not in seen:
+            if d.index != len(seen):
+                raise InvariantError(f'non-contiguous tool index {d.index} after {seen}')
+            if not (d.id and d.type == 'function' and d.function is not None and d.function.name):
+                raise InvariantError(f'first delta of index {d.index} lacks identity: {d!r}')
+            seen.append(d.index)
+        elif d.id is not None or d.type is not None or (d.function is not None and d.function.name is not None):
+            raise InvariantError(f'identity repeated on a later delta: {d!r}')
+        if d.index != seen[-1]:
+            raise InvariantError(f'delta for call {d.index} after call {seen[-1]} started')
+
+
+def run_stream(parser: Any, steps: Sequence[tuple[str, Any]], flush: bool) -> Result:
+    """Feed (text, ids) steps, the last final (or an extra ('', []) final when ``flush``); check every delta."""
+    flagged: list[tuple[Any, bool]] = []
+    for i, (text, ids) in enumerate(steps):
+        flagged.extend(parser.stream_chunk(text, ids, final=not flush and i == len(steps) - 1))
+    if flush:
+        flagged.extend(parser.stream_chunk('', [], final=True))
+    _check_messages(flagged)
+    messages = [m for m, _ in flagged]
+    deltas = [d for m in messages for d in (m.tool_calls or [])]
+    _check_identity(deltas)
+    content = ''.join(m.content or '' for m in messages)
+    reasoning = ''.join(m.reasoning_content or '' for m in messages)
+    visible = ''.join((m.content or '') + (m.reasoning_content or '') for m in messages)
+    calls = []
+    if deltas:
+        calls = [(c.function.name, c.function.arguments) for c in parser.tool_parser.build_tool_calls(deltas)]
+    return Result(content or None, reasoning or None, calls, visible)
+
+
+def run_complete(parser: Any, text: str, ids: Any = None) -> Result:
+    content, tool_calls, reasoning = parser.parse_complete(text, ids) if ids is not None else parser.parse_complete(text)
+    return Result(content, reasoning, [(c.function.name, c.function.arguments) for c in tool_calls or []])
+
+
+def split(text: str, cuts: Sequence[int], empties: Sequence[int] = ()) -> list[str]:
+    """Chunks of text cut at ``cuts`` (any order, duplicates give empty chunks), '' inserted at ``empties``."""
+    bounds = sorted(min(max(c, 0), len(text)) for c in cuts)
+    out, prev = [], 0
+    for b in bounds:
+        out.append(text[prev:b])
+        prev = b
+    out.append(text[prev:])
+    for e in empties:
+        out.insert(min(e, len(out)), '')
+    return out
+
+
+def _args_equal(got: str, want: Any) -> bool:
+    if isinstance(want, str):
+        return got == want
+    try:
+        return json.loads(got) == want
+    except ValueError:
+        return False
+
+
+def describe(cfg: Config, steps: Any, flush: bool) -> str:
+    return f'config={cfg.id} steps={list(steps)!r} flush_on_empty_final={flush}'
+
+
+def check_text(cfg: Config, text: str, chunks: Sequence[str], flush: bool, built: Built | None = None) -> None:
+    """Chunked stream == one chunk == parse_complete, every message well-formed; oracle when ``built``."""
+    steps = [(c, []) for c in chunks]
+    where = describe(cfg, chunks, flush)
+    try:
+        one = run_stream(new_parser(cfg), [(text, [])], flush=False)
+        got = run_stream(new_parser(cfg), steps, flush=flush)
+        full = run_complete(new_parser(cfg), text)
+    except InvariantError as exc:
+        raise InvariantError(f'{exc}\n  {where}') from None
+    if got.key() != one.key():
+        raise InvariantError(f'chunked != one chunk\n  chunked: {got.key()!r}\n  one:     {one.key()!r}\n  {where}')
+    if full.key() != one.key():
+        raise InvariantError(f'parse_complete != one chunk\n  complete: {full.key()!r}\n  one:      {one.key()!r}'
+                             f'\n  config={cfg.id} text={text!r}')
+    if built is not None:
+        check_oracle(cfg, one, built)
+
+
+def check_oracle(cfg: Config, got: Result, built: Built) -> None:
+    if built.calls is not None:
+        names = [n for n, _ in got.calls]
+        want = [n for n, _ in built.calls]
+        if names != want or not all(_args_equal(g, w) for (_, g), (_, w) in zip(got.calls, built.calls)):
+            raise InvariantError(f'calls differ from the generated ones\n  got:  {got.calls!r}\n  want: {built.calls!r}'
+                                 f'\n  config={cfg.id} text={built.text!r}')
+    if built.visible is not None and got.visible != built.visible:
+        raise InvariantError(f'text lost or changed\n  got:  {got.visible!r}\n  want: {built.visible!r}'
+                             f'\n  config={cfg.id} text={built.text!r}')
+
+
+def check_harmony_ids(cfg: Config, tokens: Sequence[tuple[str, int, bool]], sizes: Sequence[int], flush: bool,
+                      built: Built | None = None) -> None:
+    """Token-id input: every grouping (with a tokenizer) == one token per step == parse_complete == text mode."""
+    toks = with_ids(tokens)
+    ids = [tid for _, tid, _ in toks]
+    id_text = ''.join(t for t, _, s in toks if not s)
+    full_text = ''.join(t for t, _, _ in toks)
+    tk = HARMONY_TOKENIZER
+    id_cfg = Config(cfg.id, cfg.kind, response=cfg.response, input_mode='ids')
+    single = group_tokens(toks, [1], 'ids')
+    grouped = group_tokens(toks, sizes, 'ids')
+    where = f'config={cfg.id} tokens={toks!r} sizes={list(sizes)!r} flush={flush}'
+    try:
+        one_tok = run_stream(new_parser(id_cfg), single, flush=False)
+        got = run_stream(new_parser(id_cfg, tk), grouped, flush=flush)
+        full = run_complete(new_parser(id_cfg, tk), id_text, ids)
+        text_grouped = run_stream(new_parser(Config(cfg.id, cfg.kind, response=cfg.response, input_mode='text')),
+                                  group_tokens(toks, sizes, 'text'), flush=flush)
+    except InvariantError as exc:
+        raise InvariantError(f'{exc}\n  {where}') from None
+    if got.key() != one_tok.key():
+        raise InvariantError(f'id mode: grouped != one token per step\n  grouped: {got.key()!r}\n  single:  '
+                             f'{one_tok.key()!r}\n  {where}')
+    if full.key() != one_tok.key():
+        raise InvariantError(f'id mode: parse_complete != streamed\n  complete: {full.key()!r}\n  single:   '
+                             f'{one_tok.key()!r}\n  {where}')
+    if text_grouped.key() != one_tok.key():
+        raise InvariantError(f'text mode with ids != id mode (ids decide what is special)\n  text: '
+                             f'{text_grouped.key()!r}\n  ids:  {one_tok.key()!r}\n  text={full_text!r}\n  {where}')
+    if built is not None:
+        check_oracle(cfg, one_tok, built)
+
+
+def literal_specials_possible(tokens: Sequence[tuple[str, int, bool]]) -> bool:
+    """Whether some ordinary-token text spells a special (then text mode without ids cannot match)."""
+    text = ''.join(t if not s else '\x00' for t, _, s in tokens)
+    return any(tag in text for tag in HARMONY_SPECIAL_TOKEN_IDS)
