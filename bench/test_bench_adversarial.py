@@ -4,9 +4,9 @@ Here, to keep ``pytest bench/`` short (about a minute): 10 KB and 200 KB
 bodies at 1-character chunks (100 KB at 256), CPU time per character of the
 big body within ``BOUND`` of the small one (generous: the table's own bar is
 1.3x from 10 KB to 1 MB). A quadratic row is about 5x at 200 KB with
-1-character chunks, about 25x at 1 MB. The held-name rows (issue 20/2)
-are expected to fail until the fix lands: ``xfail(strict=True)``, so remove
-the mark when they pass. Retained memory after ``final=True`` must be small.
+1-character chunks, about 25x at 1 MB (the held-name rows were, before the
+families held unterminated names themselves). Retained memory after
+``final=True`` must be small.
 """
 from __future__ import annotations
 
@@ -20,18 +20,10 @@ SMALL = 10_000
 BIG = {1: 200_000, 256: 100_000}
 ROWS = adv.rows()
 IDS = [r.label for r in ROWS]
-# Rows the parser is known to hold in full after final=True (reported, xfail until fixed).
-KNOWN_RETAINING = {'GLM function name'}
 
 
 def _params(chunk: int) -> list:
-    out = []
-    for row in ROWS:
-        marks = []
-        if row.held_name and chunk == 1:
-            marks.append(pytest.mark.xfail(strict=True, reason='issue 20/2: held names/keys/headers are quadratic'))
-        out.append(pytest.param(row, chunk, marks=marks, id=f'{row.label}@{chunk}'))
-    return out
+    return [pytest.param(row, chunk, id=f'{row.label}@{chunk}') for row in ROWS]
 
 
 @pytest.mark.parametrize(('row', 'chunk'), _params(1) + _params(256))
@@ -49,9 +41,7 @@ def test_adversarial_linear(row: adv.Row, chunk: int) -> None:
     assert ratio <= BOUND, f'{row.label} at {chunk}-char chunks: {BIG[chunk]:,} chars cost {ratio:.2f}x per char of 10 KB'
 
 
-@pytest.mark.parametrize('row', [pytest.param(r, id=r.label, marks=[pytest.mark.xfail(
-    strict=True, reason='GLM keeps the unterminated function name (the whole body) after final=True')]
-    if r.label in KNOWN_RETAINING else []) for r in ROWS])
+@pytest.mark.parametrize('row', ROWS, ids=IDS)
 def test_retained_memory_after_final(row: adv.Row) -> None:
     retained = adv.retained_bytes(row, 100_000)
     assert retained < 16_384, f'{row.label}: the parser retains {retained:,} bytes after final=True'

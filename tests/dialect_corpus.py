@@ -381,8 +381,8 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
         if built is None:
             exact = False
             return False
-        if last_was_block and not tool_cls.get_tool_open_tag()[:1].isspace():
-            # a separator between two blocks: dropped (DSML's open tag carries its own lead)
+        if last_was_block:
+            # a separator between two blocks: dropped (an open tag's own leading newlines are kept)
             parts.append(rng.choice(['\n', '\n\n']))
         parts.append(built[0])
         calls.extend(c for c in built[1] if c[0] in OFFERED)

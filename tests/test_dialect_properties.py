@@ -178,12 +178,6 @@ def test_harmony_token_ids_soup(cfg: dc.Config) -> None:
 
 # Issue 20 item 3: with token ids present, a body or argument whose text spells a
 # special token as ordinary tokens must stay text (the ids decide).
-@pytest.mark.xfail(strict=True, reason=(
-    'issue 20/3: gpt-oss text mode with ids reads literal marker text as markers. Repro: '
-    "GptOssResponseParser.with_parsers(input_mode='text'), steps [('<|channel|>',[200005]), ('final',[1]), "
-    "('<|message|>',[200008]), ('a<|call|>b',[2,3,4]), ('<|return|>',[200002])] (final on the last): content 'ab' "
-    "(the literal '<|call|>' vanishes); input_mode='ids' with the same ids gives 'a<|call|>b'. In a tool argument "
-    "'{\"query\": \"x<|return|>y\"}' the call ends at the literal and 'y\"}' goes to content."))
 @pytest.mark.parametrize('cfg', HARMONY_IDS, ids=_ids(HARMONY_IDS))
 def test_harmony_literal_specials_with_ids(cfg: dc.Config) -> None:
     @_settings(40, 800)
@@ -200,14 +194,8 @@ BLOCK_TOOLS = [c for c in ROUTER if c.reasoning is None and c.tool and c.tool_cl
 
 
 @pytest.mark.parametrize('cfg', BLOCK_TOOLS, ids=_ids(BLOCK_TOOLS))
-def test_newline_between_two_blocks_is_dropped(cfg: dc.Config, request: pytest.FixtureRequest) -> None:
+def test_newline_between_two_blocks_is_dropped(cfg: dc.Config) -> None:
     """BRIEF: newlines between two tool blocks are dropped once the next open tag is confirmed."""
-    if cfg.tool_cls.get_tool_open_tag()[:1].isspace():
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            'DSML (open tag starts with its lead "\\n\\n"): a "\\n" separator before the next block leaks. Repro: '
-            "with_parsers(None, 'deepseek-v32'), one chunk B + '\\n' + B with B = '\\n\\n<｜DSML｜function_calls>\\n"
-            "<｜DSML｜invoke name=\"get_time\">\\n</｜DSML｜invoke>\\n</｜DSML｜function_calls>': content '\\n' "
-            "(qwen3 and the other block dialects give None)")))
     block = None
     for seed in range(50):
         built = dc.build_block(cfg.tool_cls, random.Random(seed))
@@ -224,10 +212,13 @@ def test_every_registered_dialect_is_covered() -> None:
     """The lane really discovers by registration (and would fail if a registry went missing)."""
     from lmparse import ReasoningParserManager, ResponseParserManager, ToolParserManager
 
+    def shipped(manager):  # other test modules register their own example dialects at run time
+        return {manager.get(n) for n in manager.names() if manager.get(n).__module__.startswith('lmparse.')}
+
     tools = {c.tool_cls for c in ROUTER if c.tool}
-    assert tools == {ToolParserManager.get(n) for n in ToolParserManager.names()}
+    assert tools >= shipped(ToolParserManager)
     reasonings = {c.reasoning_cls for c in ROUTER if c.reasoning}
-    assert reasonings == {ReasoningParserManager.get(n) for n in ReasoningParserManager.names()}
+    assert reasonings >= shipped(ReasoningParserManager)
     assert {c.response for c in CONFIGS if c.kind == 'response'} == set(ResponseParserManager.names()) - {'default'}
     assert any(c.input_mode == 'ids' for c in HARMONY) and any(c.input_mode == 'text' for c in HARMONY)
 

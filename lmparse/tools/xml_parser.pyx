@@ -150,7 +150,7 @@ cdef class XmlToolParser(ToolParser):
         self._arg_count = 0
         self._step.resume = 0
         self._name_state = NAME_NONE
-        self._bare_name = None
+        self._bare_name = self._out_name = None
         if self._name_buf.len:
             held_free(&self._name_buf)  # a name the block never finished
 
@@ -342,6 +342,9 @@ cdef class XmlToolParser(ToolParser):
         if self._bare and self._payload_closed:
             self._close_tag = None  # the block ends with its last call: no close tag to look for
         self.flush(deltas)
+        if final:  # nothing follows: drop what a long held name or value grew
+            self._reset_call_state()
+            held_free(&self._held)
         return pos
 
     # ---- bare calls (see xml_bare) --------------------------------------------
