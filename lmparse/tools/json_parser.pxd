@@ -12,6 +12,7 @@ cdef class JsonToolParser(ToolParser):
     cdef bint _str_escape
     cdef bint _str_open
     cdef HeldText _held_str
+    cdef object _open_tag
 
     cdef int drop_held(self) except -1
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size)
@@ -19,3 +20,9 @@ cdef class JsonToolParser(ToolParser):
     cdef int string_done(self, list deltas, str value) except -1
     cdef Py_ssize_t scan_value(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1
     cdef int finish_envelope(self, list deltas) except -1
+    cdef int envelope_done(self, list deltas) except -1
+    cdef int end_block_here(self, list deltas) except -1
+    cdef int next_envelope(self, int phase) except -1
+    cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
+    cdef Py_ssize_t separator_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1

@@ -1,8 +1,15 @@
 """Incremental JSON tool-call envelopes: ``{"name": ..., "arguments": ...}``.
 
 Phases: start -{-> key -> colon -> value -> (arguments | skip | name) ->
-after -,-> key; ``}`` or the outer close tag ends the payload. The argument
+after -,-> key; ``}`` -> tail; the outer close tag ends the payload. The argument
 value's source text is forwarded as soon as it is lexically stable.
+
+Malformed outputs (README "Malformed outputs (JSON envelope)"): in the tail
+(after the envelope's ``}``) whitespace and stray ``}`` ``]`` ``,`` ``;`` are
+dropped, a ``{`` starts the next call of the same block, and any other text
+ends the block there unless the close tag follows within ``_TAIL_WINDOW``
+characters (before any open tag): the router routes it. A dialect without a
+close tag continues only with ``;`` + whitespace + ``{``.
 
 A key or name string that does not end in the chunk is consumed and held in
 the parser (``HeldText``), not left in the router's buffer: the scan resumes
@@ -30,8 +37,17 @@ cdef enum:
     P_ARGS = 4
     P_SKIP = 5
     P_AFTER = 6
+    P_TAIL = 7
+    # Whitespace allowed between ``;`` and the next envelope's ``{`` (no close tag):
+    # bounds what the router holds while the separator is undecided.
+    _SEPARATOR_WS = 64
+    # Text after the envelope that the close tag follows within this many
+    # characters is the block's (a markdown fence, a stray word); otherwise the
+    # block ended with the envelope. Bounds what the router holds to decide.
+    _TAIL_WINDOW = 64
 
-_PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value')
+_PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value',
+                'after_envelope')
 
 __all__ = ['JsonToolParser']
 
@@ -120,8 +136,15 @@ cdef class JsonToolParser(ToolParser):
 
     cdef int begin_block_c(self) except -1:
         ToolParser.begin_block_c(self)
+        open_tag = self.get_tool_open_tag()
+        self._open_tag = open_tag if isinstance(open_tag, str) and open_tag else None
+        self.next_envelope(P_START)
+        return 0
+
+    cdef int next_envelope(self, int phase) except -1:
+        """A new call: its envelope starts (P_START) or its ``{`` was just read (P_KEY)."""
         self.start_call(None)
-        self._phase = P_START
+        self._phase = phase
         self._json_key = None
         self._arguments_seen = False
         self._value_scanner.reset_c()
@@ -134,11 +157,69 @@ cdef class JsonToolParser(ToolParser):
         self._held_str.clear()
         return 0
 
-    cdef int finish_envelope(self, list deltas) except -1:
+    cdef int envelope_done(self, list deltas) except -1:
+        """The envelope's own ``}``: the call is complete, the block continues in its tail."""
         if not self._arguments_seen:
+            self._arguments_seen = True
+            self.emit_c(deltas, None, '{}')
+        self._phase = P_TAIL
+        return 0
+
+    cdef int finish_envelope(self, list deltas) except -1:
+        """The payload ends (the feed then consumes the outer close tag, if any)."""
+        if not self._arguments_seen:
+            self._arguments_seen = True
             self.emit_c(deltas, None, '{}')
         self._payload_closed = True
         return 0
+
+    cdef int end_block_here(self, list deltas) except -1:
+        """The block ends before the text at the cursor, without its close tag; that text is the router's."""
+        self.finish_envelope(deltas)
+        self._close_tag = None  # the feed then closes the block at the cursor (begin_block_c restores it)
+        return 0
+
+    cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1:
+        """Other text after the envelope in a block with a close tag (``pos``: its first character).
+
+        When the close tag starts within ``_TAIL_WINDOW`` characters, before
+        any open tag, the text is the block's (dropped): returns the tag's
+        offset. Otherwise the block ends at ``pos``. Returns ``pos`` with the
+        payload still open while the text is too short to tell.
+        """
+        cdef str close_tag = <str>self._close_tag
+        cdef Py_ssize_t window = _TAIL_WINDOW + PyUnicode_GET_LENGTH(close_tag)
+        cdef Py_ssize_t end = pos + window if size - pos > window else size
+        cdef Py_ssize_t at = PyUnicode_Find(text, close_tag, pos, end, 1)
+        if self._open_tag is not None and PyUnicode_Find(text, self._open_tag, pos, at if at >= 0 else end, 1) >= 0:
+            self.end_block_here(deltas)  # the next block starts first
+            return pos
+        if at >= 0:
+            return at
+        if end - pos == window:
+            self.end_block_here(deltas)
+        return pos
+
+    cdef Py_ssize_t separator_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1:
+        """The tail of a dialect without a close tag: ``;`` + whitespace + ``{`` is the next call.
+
+        Anything else ends the block at ``pos``. An undecided ``;`` run at the
+        end of the text is held (nothing consumed, phase unchanged).
+        """
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t q = pos + 1
+        if PyUnicode_READ(kind, data, pos) == u';':
+            while q < size and q - pos <= _SEPARATOR_WS and _json_ws(PyUnicode_READ(kind, data, q)):
+                q += 1
+            if q < size and PyUnicode_READ(kind, data, q) == u'{':
+                self.next_envelope(P_KEY)
+                return q + 1
+            if q == size and q - pos <= _SEPARATOR_WS and not final:
+                return pos
+        self.end_block_here(deltas)
+        return pos
 
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size):
         """Offset just after the closing quote of the string whose body (or held rest) starts at ``pos``.
@@ -221,6 +302,7 @@ cdef class JsonToolParser(ToolParser):
         cdef void *data = PyUnicode_DATA(text)
         cdef Py_UCS4 ch, close_first = 0
         cdef int phase
+        cdef Py_ssize_t at
         cdef str value
         close_tag = self._close_tag
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
@@ -239,6 +321,11 @@ cdef class JsonToolParser(ToolParser):
                 if self._phase == phase and not self._payload_closed:
                     break
                 continue
+            if phase == P_TAIL and close_tag is None:
+                pos = self.separator_tail(text, pos, size, deltas, final)
+                if self._phase == P_TAIL and not self._payload_closed:
+                    break  # an undecided separator: held
+                continue
             ch = PyUnicode_READ(kind, data, pos)
             while _json_ws(ch) or (phase == P_KEY and ch == u','):
                 pos += 1
@@ -251,8 +338,25 @@ cdef class JsonToolParser(ToolParser):
                 if text.startswith(close_tag, pos):
                     self.finish_envelope(deltas)
                     break
-                if not final and self.close_prefix_at(text, pos):
-                    break
+                if self.close_prefix_at(text, pos):
+                    if not final:
+                        break
+                    if phase == P_TAIL:
+                        pos = size  # a cut close tag after a complete envelope is the tag's
+                        break
+            if phase == P_TAIL:
+                if ch == u'{':
+                    self.next_envelope(P_KEY)  # another envelope in the same block
+                elif not (ch == u'}' or ch == u']' or ch == u',' or ch == u';'):
+                    at = self.tail_text(text, pos, size, deltas)
+                    if at == pos and not self._payload_closed:
+                        if not final:
+                            break  # too little text to tell: held
+                        self.end_block_here(deltas)
+                    pos = at
+                    continue
+                pos += 1  # stray closers and separators are dropped
+                continue
             if phase == P_START:
                 if ch == u'{':
                     self._phase = P_KEY
@@ -260,7 +364,7 @@ cdef class JsonToolParser(ToolParser):
             elif phase == P_KEY:
                 if ch == u'}':
                     pos += 1
-                    self.finish_envelope(deltas)
+                    self.envelope_done(deltas)
                 elif ch == u'"':
                     value = self.read_string(text, pos + 1, size, &pos)
                     if value is None:
@@ -292,11 +396,13 @@ cdef class JsonToolParser(ToolParser):
                     pos += 1
                 elif ch == u'}':
                     pos += 1
-                    self.finish_envelope(deltas)
+                    self.envelope_done(deltas)
                 else:
                     pos += 1
         if final:
             if not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
                 self._value_scanner.finish_c()
+            if self._phase == P_TAIL:
+                self._payload_closed = True
             self.drop_held()  # no more text: what is still held can never be emitted
         return pos
