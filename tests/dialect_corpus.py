@@ -274,6 +274,19 @@ def _value(rng: random.Random) -> str:
     return ''.join(rng.choice(VALUE_PIECES) for _ in range(rng.randint(0, 6)))
 
 
+def _xml_string_value(raw: str) -> str:
+    """A string-typed XML value as the family gives it: a quoted JSON string is decoded (LMDeploy's rule)."""
+    stripped = raw.strip()
+    if stripped.startswith('"'):
+        try:
+            decoded = json.loads(stripped)
+        except ValueError:
+            return raw
+        if isinstance(decoded, str):
+            return decoded
+    return raw
+
+
 def _dumps(rng: random.Random, obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=rng.random() < 0.5,
                       separators=rng.choice([(', ', ': '), (',', ':')]))
@@ -307,7 +320,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         for _ in range(n):
             name = _pick_name(rng)
             params = _json_args(rng, _params_for(name))
-            calls.append((name, params))
+            calls.append((name, {k: _xml_string_value(v) for k, v in params.items()}))
             nl = '\n' if cls.strip_value_newlines else ''
             if cls.function_open:
                 body += f'\n{cls.function_open}{name}{cls.function_name_end or ""}\n'
