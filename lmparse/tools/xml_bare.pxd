@@ -19,7 +19,7 @@ from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
 from lmparse.tools.xml_grammar cimport NAME_NONE, XmlGrammar, XmlStep
-from lmparse.tools.xml_text cimport _match_len
+from lmparse.tools.xml_text cimport _match_len, _one_of_at
 from lmparse.tools.xml_values cimport HeldText, held_append, held_take
 
 
@@ -81,20 +81,11 @@ cdef inline int bare_confirm(str text, Py_ssize_t pos, Py_ssize_t size, bint fin
     whitespace), 0 other text does, -1 the text ends before that is known."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t k
     while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
         pos += 1
     if pos == size:
         return 0 if final else -1
-    for tag in (arg_open, function_close):
-        if tag is None:
-            continue
-        k = _match_len(text, pos, size, <str>tag)
-        if k == PyUnicode_GET_LENGTH(tag):
-            return 1
-        if pos + k == size and not final:
-            return -1
-    return 0
+    return _one_of_at(text, pos, size, final, arg_open, function_close)
 
 
 cdef inline Py_ssize_t bare_call_end(str text, Py_ssize_t pos, Py_ssize_t size, bint final, str function_open,

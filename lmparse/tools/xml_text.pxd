@@ -57,6 +57,20 @@ cdef inline Py_ssize_t _match_len(str text, Py_ssize_t pos, Py_ssize_t size, str
     return i
 
 
+cdef inline int _one_of_at(str text, Py_ssize_t p, Py_ssize_t size, bint final, object tag_a, object tag_b) noexcept:
+    """1 ``tag_a`` or ``tag_b`` (None: absent) starts at ``p``, -1 the text ends inside one, 0 neither."""
+    cdef Py_ssize_t k
+    for tag in (tag_a, tag_b):
+        if tag is None:
+            continue
+        k = _match_len(text, p, size, <str>tag)
+        if k == PyUnicode_GET_LENGTH(tag):
+            return 1
+        if p + k == size and not final:
+            return -1
+    return 0
+
+
 cdef inline bint _ends_with_prefix(str text, Py_ssize_t at, Py_ssize_t size, tuple prefixes) noexcept:
     """``text[at:size]`` is one of the declared ``prefixes``."""
     for prefix in prefixes:
@@ -150,14 +164,6 @@ cdef inline int _value_end_at(str text, Py_ssize_t at, Py_ssize_t size, bint fin
                 return 0
             if p == size:
                 return 1 if final else -1
-            for tag in (close_tag, function_open):
-                if tag is None:
-                    continue
-                k = _match_len(text, p, size, <str>tag)
-                if k == PyUnicode_GET_LENGTH(tag):
-                    return 1
-                if p + k == size and not final:
-                    return -1
-            return 0
+            return _one_of_at(text, p, size, final, close_tag, function_open)
         partial |= at + k == size
     return -1 if partial and not final else 0
