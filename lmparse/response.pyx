@@ -426,10 +426,8 @@ cdef class ResponseParserCore:
 
     cdef bint _release_or_hold(self, list out, bint reasoning, Py_ssize_t start,
                                object tag_a, object tag_b, object tag_c) except -1:
-        """No tag in the buffer: emit all but a suffix that may still grow into a tag.
-
-        ``start``: no tag prefix can begin before this offset.
-        """
+        """No tag in the buffer: emit all but a suffix that may still grow into a tag
+        (``start``: no tag prefix can begin before this offset)."""
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t hold = n, h
@@ -584,6 +582,9 @@ cdef class ResponseParserCore:
             self._emit_text(out, <str>self._tool._handback, False)
             self._tool._handback = None
             self._after_tool_block = False
+            if self._tool._replay is not None:  # consumed past the rejection point: read it again
+                self._pending = <str>self._tool._replay + self._pending
+                self._tool._replay = None
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:

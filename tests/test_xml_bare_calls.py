@@ -49,6 +49,13 @@ CASES = [
     ('mixed-bare-then-block', W + '\n<tool_call>\n' + T + '\n</tool_call>', None, [W_CALL, T_CALL]),
     ('mixed-bare-text-block', W + ' ok <tool_call>\n' + T + '\n</tool_call>!', ' ok !', [W_CALL, T_CALL]),
     # unknown names and prose stay content, byte for byte
+    # a tag right after a rejected name is read as a tag for every chunking (found by the fuzzer)
+    ('rejected-then-block', '<function=\x00<tool_call>\n' + T + '\n</tool_call>', '<function=\x00', [T_CALL]),
+    ('rejected-prefix-then-block', '<function=get_x<tool_call>\n' + T + '\n</tool_call>', '<function=get_x',
+     [T_CALL]),
+    ('rejected-then-bare', '<function=zz<function=get_time>\n</function>', '<function=zz', [T_CALL]),
+    ('rejected-at-space-then-block', '<function=get w<tool_call>\n' + T + '\n</tool_call>', '<function=get w',
+     [T_CALL]),
     ('unknown-name', 'Use <function=lookup>\n<parameter=q>\nx\n</parameter>\n</function> here.',
      'Use <function=lookup>\n<parameter=q>\nx\n</parameter>\n</function> here.', []),
     ('unknown-then-known', '<function=nope>\n</function>\n' + T, '<function=nope>\n</function>\n', [T_CALL]),

@@ -63,6 +63,7 @@ cdef class ToolParser:
     # raw text of a bare call it rejected (content for the router, then None).
     cdef object _bare_open
     cdef object _handback
+    cdef object _replay
 
     cdef int begin_block_c(self) except -1
     cdef int begin_bare_block_c(self) except -1

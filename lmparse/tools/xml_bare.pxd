@@ -120,14 +120,56 @@ cdef inline Py_ssize_t bare_call_end(str text, Py_ssize_t pos, Py_ssize_t size, 
     return pos
 
 
+cdef inline Py_ssize_t bare_fail_point(str name, object allowed) except -2:
+    """Where a rejected name stops being any offered name's beginning: the offset
+    just past the first non-space character at or after the longest prefix some
+    allowed name shares (leading whitespace skipped), or -1 if there is none.
+
+    A rejection hands back the text up to this point only, so the same text is
+    content for every chunking; the rest is read again as plain text.
+    """
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(name), a = 0, best = 0, i, m
+    cdef int kind = PyUnicode_KIND(name)
+    cdef void *data = PyUnicode_DATA(name)
+    if allowed is None:
+        return -1
+    while a < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+        a += 1
+    for cand in allowed:
+        if type(cand) is not str:
+            continue
+        m = PyUnicode_GET_LENGTH(cand)
+        i = 0
+        while a + i < n and i < m and PyUnicode_READ(kind, data, a + i) == PyUnicode_READ(
+                PyUnicode_KIND(cand), PyUnicode_DATA(cand), i):
+            i += 1
+        if i > best:
+            best = i
+    i = a + best
+    while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+        i += 1
+    return i + 1 if i < n else -1
+
+
+cdef inline tuple _rejected(Py_ssize_t cursor, str raw, str name_text, object allowed):
+    """``(cursor, content, None, replay)`` for a name that is no offered tool."""
+    cdef Py_ssize_t k = bare_fail_point(name_text, allowed)
+    if k < 0 or k == PyUnicode_GET_LENGTH(name_text):
+        return (cursor, raw + name_text, None, None)
+    return (cursor, raw + PyUnicode_Substring(name_text, 0, k), None, PyUnicode_Substring(
+        name_text, k, PyUnicode_GET_LENGTH(name_text)))
+
+
 cdef inline tuple bare_name(XmlGrammar g, ToolParser owner, str text, Py_ssize_t pos, bint final, XmlStep *st,
                             HeldText *held, int *name_state, str raw):
     """The name of a bare call at ``pos`` (its opener, or more of a held name).
 
     None: more text is needed (the text before ``st.skip`` is more of the
-    name, held). Else ``(cursor, raw text of the call so far, name)``; name
-    None when it is not an offered tool (``raw``: the call's text before the
-    name). The end of the output inside the name rejects it.
+    name, held). Else ``(cursor, raw text of the call so far, name, replay)``;
+    name None when it is not an offered tool (``raw``: the call's text before
+    the name), and then ``replay`` (or None) is consumed text after the
+    rejection point, to be read again as plain text. The end of the output
+    inside the name rejects it.
     """
     cdef Py_ssize_t r, m = PyUnicode_GET_LENGTH(g.function_open)
     cdef str tail
@@ -142,7 +184,7 @@ cdef inline tuple bare_name(XmlGrammar g, ToolParser owner, str text, Py_ssize_t
         name_state[0] = st.held
         if final or (allowed is not None and st.piece_start >= 0 and bare_has_text(text, st.piece_start, st.piece_end)
                      and not bare_name_possible(held, allowed)):
-            return (st.skip, raw + held_take(held, 0, held.len), None)
+            return _rejected(st.skip, raw, held_take(held, 0, held.len), allowed)
         return None
     if st.name_raw:
         held_append(held, text, st.name_start, r)
@@ -153,5 +195,5 @@ cdef inline tuple bare_name(XmlGrammar g, ToolParser owner, str text, Py_ssize_t
         name = PyUnicode_Substring(text, st.name_start, st.name_end)
     name_state[0] = NAME_NONE
     if allowed is not None and name not in allowed:
-        name = None
-    return (r, raw + tail, name)
+        return _rejected(r, raw, tail, allowed)
+    return (r, raw + tail, name, None)

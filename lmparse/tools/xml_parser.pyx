@@ -386,7 +386,7 @@ cdef class XmlToolParser(ToolParser):
                 return False
             cursor[0] = <Py_ssize_t>decided[0]
             if decided[2] is None:
-                raw = decided[1]
+                raw, self._replay = decided[1], decided[3]
             else:
                 self._bare_raw = <str>decided[1]
                 self._bare_name = decided[2]
