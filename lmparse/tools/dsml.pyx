@@ -20,7 +20,7 @@ from libc.string cimport memcmp
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
-from lmparse.tools.xml_values cimport HeldText, held_append, held_free, held_take
+from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)

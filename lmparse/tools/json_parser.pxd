@@ -1,5 +1,6 @@
 from lmparse.tools.base cimport ToolParser
-from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
+from lmparse.tools.held_text cimport HeldText
+from lmparse.tools.json_scanner cimport JsonValueScanner
 
 
 cdef class JsonToolParser(ToolParser):

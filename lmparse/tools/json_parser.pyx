@@ -21,7 +21,8 @@ import json
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser, class_basis, immutable_type, same_basis
-from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
+from lmparse.tools.held_text cimport held_append, held_free, held_take_with
+from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -128,7 +129,9 @@ cdef class JsonToolParser(ToolParser):
         self._arguments_seen = False
         self._str_escape = False
         self._str_open = False
-        self._held_str = HeldText()
+
+    def __dealloc__(self):
+        held_free(&self._held_str)
 
     @property
     def _phase_name(self):
@@ -154,7 +157,7 @@ cdef class JsonToolParser(ToolParser):
     cdef int drop_held(self) except -1:
         self._str_escape = False
         self._str_open = False
-        self._held_str.clear()
+        held_free(&self._held_str)
         return 0
 
     cdef int envelope_done(self, list deltas) except -1:
@@ -258,13 +261,13 @@ cdef class JsonToolParser(ToolParser):
         """
         cdef Py_ssize_t end = self.string_end(text, start, size)
         if end < 0:
-            self._held_str.add(text, start, size)
+            held_append(&self._held_str, text, start, size)
             self._str_open = True
             pos[0] = size
             return None
         self._str_open = False
         pos[0] = end
-        return _decode_raw(self._held_str.take(text, start, end - 1))
+        return _decode_raw(held_take_with(&self._held_str, text, start, end - 1))
 
     cdef int string_done(self, list deltas, str value) except -1:
         """A key (phase key) or the name (phase value) string ended."""

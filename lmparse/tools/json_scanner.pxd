@@ -6,16 +6,6 @@ ctypedef Py_ssize_t (*marker_limit_fn)(object owner, str text, Py_ssize_t pos, P
                                        bint *at_marker) except -1
 
 
-cdef class HeldText:
-    cdef list _pieces
-    cdef list _blocks
-    cdef readonly Py_ssize_t length
-
-    cdef int add(self, str text, Py_ssize_t start, Py_ssize_t end) except -1
-    cdef str take(self, str text, Py_ssize_t start, Py_ssize_t end)
-    cdef int clear(self) except -1
-
-
 cdef class JsonValueScanner:
     cdef public bint complete
     cdef public bint started

@@ -5,13 +5,8 @@ decoding, so callers forward the source text byte for byte. ``scan_to_marker``
 is the one loop every payload grammar with JSON values uses (the JSON envelope,
 DSML, Kimi): scan up to the next outer marker, where markers inside a JSON
 string are data; the caller supplies the marker search.
-
-``HeldText`` keeps text a grammar must hold until a terminator arrives (a
-JSON name or key, a call header, arguments seen before the name) out of the
-router's buffer, so a long held token costs linear work: each chunk's piece is
-stored once and the pieces are joined once when the token ends.
 """
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar
 from libc.string cimport memchr
 
 __all__ = ['JsonValueScanner']
@@ -38,61 +33,6 @@ cdef inline Py_ssize_t _find_quote(str text, int kind, void *data, Py_ssize_t po
         hit = <const char *>memchr(<const char *>data + pos, 34, end - pos)
         return -1 if hit == NULL else hit - <const char *>data
     return PyUnicode_FindChar(text, 34, pos, end, 1)
-
-
-cdef enum:
-    # Pieces joined into one block: per-chunk pieces stay few (each character is
-    # copied at most three times: piece, block, result).
-    _HELD_PIECES = 64
-
-
-cdef class HeldText:
-    """Text held across chunks, stored as pieces and joined once when taken."""
-
-    def __cinit__(self):
-        self._pieces = []
-        self._blocks = []
-        self.length = 0
-
-    cdef int add(self, str text, Py_ssize_t start, Py_ssize_t end) except -1:
-        """Hold ``text[start:end]``."""
-        cdef list pieces = self._pieces
-        if end <= start:
-            return 0
-        if start == 0 and end == PyUnicode_GET_LENGTH(text):
-            pieces.append(text)
-        else:
-            pieces.append(PyUnicode_Substring(text, start, end))
-        self.length += end - start
-        if len(pieces) >= _HELD_PIECES:
-            self._blocks.append(''.join(pieces))
-            del pieces[:]
-        return 0
-
-    cdef str take(self, str text, Py_ssize_t start, Py_ssize_t end):
-        """The held text followed by ``text[start:end]``; holds nothing afterwards."""
-        cdef str out
-        if self.length == 0:
-            if start == 0 and end == PyUnicode_GET_LENGTH(text):
-                return text
-            return PyUnicode_Substring(text, start, end)
-        self.add(text, start, end)
-        if self._blocks:
-            if self._pieces:
-                self._blocks.append(''.join(self._pieces))
-            out = ''.join(self._blocks)
-        else:
-            out = ''.join(self._pieces)
-        self.clear()
-        return out
-
-    cdef int clear(self) except -1:
-        """Forget the held text (and free it)."""
-        if self.length:
-            self._pieces = []
-            self._blocks = []
-            self.length = 0
-        return 0
 
 
 cdef class JsonValueScanner:

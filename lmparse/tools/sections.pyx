@@ -20,7 +20,8 @@ from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
-from lmparse.tools.json_scanner cimport HeldText, JsonValueScanner
+from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take_with
+from lmparse.tools.json_scanner cimport JsonValueScanner
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -119,8 +120,10 @@ cdef class SectionToolParser(ToolParser):
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
-        self._header = HeldText()
-        self._lead = HeldText()
+
+    def __dealloc__(self):
+        held_free(&self._header)
+        held_free(&self._lead)
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -142,8 +145,8 @@ cdef class SectionToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         self._phase = C_START
         self._arguments_emitted = False
-        self._header.clear()
-        self._lead.clear()
+        held_free(&self._header)
+        held_free(&self._lead)
         self._value_scanner.reset_c()
         return 0
 
@@ -152,15 +155,15 @@ cdef class SectionToolParser(ToolParser):
         return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
 
     cdef int emit_arguments(self, list deltas, str arguments) except -1:
-        if self._lead.length:
-            arguments = self._lead.take(arguments, 0, PyUnicode_GET_LENGTH(arguments))
+        if self._lead.len:
+            arguments = held_take_with(&self._lead, arguments, 0, PyUnicode_GET_LENGTH(arguments))
         self.emit_c(deltas, None, arguments)
         self._arguments_emitted = True
         return 0
 
     cdef int end_call(self, list deltas) except -1:
         if not self._arguments_emitted:
-            self._lead.clear()
+            held_free(&self._lead)
             self.emit_c(deltas, None, '{}')
         self._phase = C_START
         return 0
@@ -179,7 +182,7 @@ cdef class SectionToolParser(ToolParser):
             data = PyUnicode_DATA(text)
             q = _skip_space(kind, data, pos, size)
             if q > pos:
-                self._lead.add(text, pos, q)
+                held_append(&self._lead, text, pos, q)
                 start = pos = q
             if q == size:
                 return pos
@@ -227,11 +230,11 @@ cdef class SectionToolParser(ToolParser):
                 at = self.seek(text, pos, size, _HEADER_SET, final)
                 if self._hit < 0:
                     # The header goes on: hold it here; only a partial marker stays in the buffer.
-                    self._header.add(text, pos, at)
+                    held_append(&self._header, text, pos, at)
                     pos = at
                     break
-                if self._header.length:
-                    header = self._header.take(text, pos, at)
+                if self._header.len:
+                    header = held_take_with(&self._header, text, pos, at)
                     start, end = 0, PyUnicode_GET_LENGTH(header)
                 else:
                     header = text
@@ -244,7 +247,7 @@ cdef class SectionToolParser(ToolParser):
                     end -= 1
                 self.start_call(PyUnicode_Substring(header, start, end))
                 self._arguments_emitted = False
-                self._lead.clear()
+                held_free(&self._lead)
                 self._value_scanner.reset_c()
                 name = _name_of(header, start, end)
                 if name:
@@ -264,6 +267,6 @@ cdef class SectionToolParser(ToolParser):
                     break
         if final:
             # No more text: a held header or run can never be used.
-            self._header.clear()
-            self._lead.clear()
+            held_free(&self._header)
+            held_free(&self._lead)
         return pos

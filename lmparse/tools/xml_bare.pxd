@@ -20,7 +20,7 @@ from cpython.unicode cimport PyUnicode_Substring
 from lmparse.tools.base cimport ToolParser
 from lmparse.tools.xml_grammar cimport NAME_NONE, XmlGrammar, XmlStep
 from lmparse.tools.xml_text cimport _match_len, _one_of_at
-from lmparse.tools.xml_values cimport HeldText, held_append, held_take
+from lmparse.tools.held_text cimport HeldText, held_append, held_take
 
 
 cdef extern from "Python.h":

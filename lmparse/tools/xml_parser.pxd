@@ -1,6 +1,6 @@
 from lmparse.tools.base cimport ToolParser
 from lmparse.tools.xml_grammar cimport XmlGrammar, XmlStep
-from lmparse.tools.xml_values cimport HeldText
+from lmparse.tools.held_text cimport HeldText
 
 # How the current value is taken (_mode).
 cdef enum:

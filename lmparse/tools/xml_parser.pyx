@@ -29,9 +29,8 @@ from lmparse.tools.xml_text cimport (
     _after_newline, _before_newline, _ends_with_prefix, _find_char, _json_body, _match_len, _null_scan,
     _value_end_at,
 )
-from lmparse.tools.xml_values cimport (
-    HeldText, coerce_one, held_append, held_free, held_take, held_value_json, schema_types_c, span, value_kind,
-)
+from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
+from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
 
 
 cdef extern from "Python.h":

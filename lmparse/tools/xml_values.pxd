@@ -5,18 +5,6 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 
-# A value held until its close tag: ``len`` characters of one PEP 393 ``kind``.
-cdef struct HeldText:
-    char *data
-    Py_ssize_t len
-    Py_ssize_t cap
-    int kind
-
-
-cdef int held_append(HeldText *h, str text, Py_ssize_t a, Py_ssize_t b) except -1
-cdef str held_take(HeldText *h, Py_ssize_t a, Py_ssize_t b)
-cdef void held_free(HeldText *h) noexcept
-
 cdef tuple coerce_one(str raw, object schema_type)
 cdef tuple schema_types_c(object schema, int depth)
 cdef int value_kind(tuple types) noexcept
