@@ -178,23 +178,40 @@ def verify(row: Row, n: int = 10_000, sizes: Sequence[int] = CHUNKS) -> None:
             raise AssertionError(f'{row.label}: {size}-char chunks differ from one chunk')
 
 
-def time_row(row: Row, n: int, size: int, budget: float = 0.3) -> float:
-    """Best CPU seconds (process time: other processes on a shared machine do not count) for construction
-    + the whole stream, repeated up to ``budget`` seconds, at least three times."""
+def _sampler(row: Row, n: int, size: int, budget: float, samples: int) -> Callable[[], float]:
+    """A function timing one sample: the stream repeated until it has taken about ``budget / samples``
+    CPU seconds (process time: other processes do not count), returning seconds per stream."""
     cls, req = parser_class(row), request()
     chunks = chunk(row.text(n), size)
     run_stream(cls, req, chunks[:8])  # warm the class caches
-    best = float('inf')
-    spent, runs = 0.0, 0
     gc.collect()
-    while runs < 3 or (spent < budget and runs < 20):
+    t0 = time.process_time()
+    run_stream(cls, req, chunks)
+    reps = max(1, int(budget / samples / max(time.process_time() - t0, 1e-7)))
+
+    def sample() -> float:
         t0 = time.process_time()
-        run_stream(cls, req, chunks)
-        t = time.process_time() - t0
-        best = min(best, t)
-        spent += t
-        runs += 1
+        for _ in range(reps):
+            run_stream(cls, req, chunks)
+        return (time.process_time() - t0) / reps
+    return sample
+
+
+def time_sizes(row: Row, sizes: Sequence[int], size: int, budget: float = 0.3, samples: int = 5) -> dict[int, float]:
+    """Best seconds per stream (construction included) for each input size, the sizes' samples
+    interleaved so that every size sees the same machine (a shared machine changes speed for
+    seconds at a time) and each gets the same number of equally long samples."""
+    samplers = {n: _sampler(row, n, size, budget, samples) for n in sizes}
+    best = {n: float('inf') for n in sizes}
+    for _ in range(samples):
+        for n, sample in samplers.items():
+            best[n] = min(best[n], sample())
     return best
+
+
+def time_row(row: Row, n: int, size: int, budget: float = 0.3, samples: int = 5) -> float:
+    """Best seconds per stream of one input size (see ``time_sizes``)."""
+    return time_sizes(row, (n,), size, budget, samples)[n]
 
 
 @dataclass
@@ -208,18 +225,24 @@ class Cell:
 
 def measure(row: Row, size: int, sizes: Sequence[int] = SIZES) -> Cell:
     cell = Cell({}, set())
-    for n in sizes:
-        chars = len(row.text(n))
-        if n >= 1_000_000 and len(cell.ns_per_char) >= 2:
-            prev_n = max(cell.ns_per_char)
-            growth = cell.ns_per_char[prev_n] / cell.ns_per_char[min(cell.ns_per_char)]
-            if growth > 2.0:
-                est_per = cell.ns_per_char[prev_n] * (n / prev_n)  # quadratic: per-char cost grows linearly
-                if est_per * chars * 1e-9 > SKIP_SECONDS:
+    small = [n for n in sizes if n < 1_000_000]
+    for n, t in time_sizes(row, small, size).items():
+        cell.ns_per_char[n] = t / len(row.text(n)) * 1e9
+    big = [n for n in sizes if n >= 1_000_000]
+    if big and len(cell.ns_per_char) >= 2:
+        prev_n = max(cell.ns_per_char)
+        if cell.ns_per_char[prev_n] / cell.ns_per_char[min(cell.ns_per_char)] > 2.0:
+            for n in big:  # quadratic: per-char cost grows linearly; skip what would take too long
+                est_per = cell.ns_per_char[prev_n] * (n / prev_n)
+                if est_per * len(row.text(n)) * 1e-9 > SKIP_SECONDS:
                     cell.ns_per_char[n] = est_per
                     cell.estimated.add(n)
-                    continue
-        cell.ns_per_char[n] = time_row(row, n, size) / chars * 1e9
+            big = [n for n in big if n not in cell.estimated]
+    if big:  # measured interleaved with the smallest size, so the ratio compares like with like
+        times = time_sizes(row, [sizes[0], *big], size)
+        cell.ns_per_char[sizes[0]] = min(cell.ns_per_char[sizes[0]], times[sizes[0]] / len(row.text(sizes[0])) * 1e9)
+        for n in big:
+            cell.ns_per_char[n] = times[n] / len(row.text(n)) * 1e9
     return cell
 
 
