@@ -250,21 +250,21 @@ def _split_with_tokenizer(text: str, counts: Sequence[int], seg_ids: Sequence[Se
         pos = start
         for i in middle:
             piece = decoded[i]
-            if '\ufffd' in piece or not text.startswith(piece, pos):
+            if not text.startswith(piece, pos):
                 return None
             parts[i] = piece
             pos += len(piece)
         return [parts.get(i, '') for i in range(len(counts))] if pos <= len(text) else None
 
     head = decoded[first]
-    if '\ufffd' not in head and text.startswith(head):
+    if text.startswith(head):
         parts = {first: head}
         result = place(parts, len(head))
         if result is not None:
             result[last] = text[len(head) + sum(len(decoded[i]) for i in middle):]
             return result
     tail = decoded[last]
-    if '\ufffd' not in tail and text.endswith(tail):
+    if text.endswith(tail):
         width = sum(len(decoded[i]) for i in middle)
         start = len(text) - len(tail) - width
         if start >= 0:
