@@ -307,14 +307,65 @@ def memory_table(selected: Sequence[Row], n: int = 100_000, out: Callable[[str],
     return found
 
 
+# ---- instruction counts (valgrind): a verdict a loaded machine cannot change --------------------
+
+def _instructions(row: Row, n: int, size: int) -> int:
+    """Instructions callgrind counts for one process that builds the parser and streams ``row`` at ``n``."""
+    import os
+    import re
+    import subprocess
+    code = ('import sys; sys.path.insert(0, sys.argv[1]); from bench import adversarial as a; '
+            'r = next(x for x in a.rows() if x.label == sys.argv[2]); '
+            'a.run_stream(a.parser_class(r), a.request(), a.chunk(r.text(int(sys.argv[3])), int(sys.argv[4])))')
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null', sys.executable, '-c',
+                           code, root, row.label, str(n), str(size)],
+                          capture_output=True, text=True, env={**os.environ, 'PYTHONHASHSEED': '0'}, check=True)
+    found = re.search(r'Collected : (\d+)', proc.stderr)
+    if found is None:
+        raise RuntimeError(f'no callgrind total for {row.label}: {proc.stderr[-500:]}')
+    return int(found.group(1))
+
+
+def instruction_table(selected: Sequence[Row], sizes: Sequence[int] = (10_000, 50_000, 100_000),
+                      chunks: Sequence[int] = CHUNKS, out: Callable[[str], Any] = print) -> list[tuple[str, int, float]]:
+    """Marginal instructions per character between consecutive sizes (process start-up cancels out);
+    linear work keeps them equal, so the last over the first must stay within ``FLAT``."""
+    head = '| row | mode | dialect | chunk | ' + ' | '.join(
+        f'{_kb(a)}→{_kb(b)} instr/char' for a, b in zip(sizes, sizes[1:])) + ' | last/first |'
+    out(head)
+    out('|' + '---|' * (head.count('|') - 1))
+    results = []
+    for row in selected:
+        for size in chunks:
+            counts = [_instructions(row, n, size) for n in sizes]
+            marginal = [(cb - ca) / (b - a) for a, b, ca, cb in zip(sizes, sizes[1:], counts, counts[1:])]
+            ratio = marginal[-1] / marginal[0]
+            flag = '' if ratio <= FLAT else ' **FAIL**'
+            cells = ' | '.join(f'{m:,.0f}' for m in marginal)
+            out(f'| {row.label} | {row.mode} | {row.tool or row.response} | {size} | {cells} | {ratio:.2f}{flag} |')
+            results.append((row.label, size, ratio))
+    return results
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--sizes', default=','.join(map(str, SIZES)))
     ap.add_argument('--chunks', default=','.join(map(str, CHUNKS)))
     ap.add_argument('--rows', default='', help='only rows whose label contains this (case-insensitive)')
     ap.add_argument('--memory', action='store_true', help='only the retained-memory table')
+    ap.add_argument('--instructions', action='store_true',
+                    help='count instructions under valgrind instead of timing (default sizes 10K,50K,100K)')
     args = ap.parse_args(argv)
     selected = [r for r in rows() if args.rows.lower() in r.label.lower()]
+    if args.instructions:
+        sizes = (10_000, 50_000, 100_000) if args.sizes == ','.join(map(str, SIZES)) else \
+            tuple(int(s) for s in args.sizes.split(','))
+        results = instruction_table(selected, sizes, [int(c) for c in args.chunks.split(',')])
+        bad = [(label, s) for label, s, ratio in results if ratio > FLAT]
+        print(f'\n{len(bad)} of {len(results)} (row, chunk) pairs above {FLAT}x: ' +
+              '; '.join(f'{label} @{s}' for label, s in bad))
+        return 1 if bad else 0
     if not args.memory:
         results = table(selected, [int(s) for s in args.sizes.split(',')], [int(c) for c in args.chunks.split(',')])
         bad = [(r.label, s) for r, s, c in results
