@@ -518,6 +518,10 @@ def build_harmony_output(rng: random.Random, literal_specials: bool = False) -> 
     return Built(text, calls, ''.join(visible), toks)
 
 
+# o200k_harmony reserves ids 199998..201087 for its special tokens.
+_O200K_SPECIALS = (199_998, 201_088)
+
+
 class HarmonyTokenizer:
     """Decodes the ids that ``harmony_ids`` assigns (specials by their real ids, pieces by a table)."""
 
@@ -530,6 +534,8 @@ class HarmonyTokenizer:
         tid = self.id_of.get(piece)
         if tid is None:
             tid = 1000 + len(self.id_of)
+            if tid >= _O200K_SPECIALS[0]:  # never an id of the special range (a long fuzz run gets there)
+                tid += _O200K_SPECIALS[1] - _O200K_SPECIALS[0]
             self.id_of[piece] = tid
             self.piece_of[tid] = piece
         return tid
