@@ -18,17 +18,12 @@ A rejected call's raw text goes back to the router as content.
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
-from lmparse.tools.xml_grammar cimport NAME_NONE, XmlGrammar, XmlStep
-from lmparse.tools.xml_text cimport _match_len, _one_of_at
 from lmparse.tools.held_text cimport HeldText, held_append, held_take
-
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object)
-    void *PyUnicode_DATA(object)
-    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
-    Py_ssize_t PyUnicode_GET_LENGTH(object)
-    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+from lmparse.tools.xml_grammar cimport NAME_NONE, XmlGrammar, XmlStep
+# the C-API declarations the family's text helpers already make
+from lmparse.tools.xml_text cimport (
+    Py_UNICODE_ISSPACE, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, _match_len, _one_of_at,
+)
 
 
 cdef inline bint bare_has_text(str text, Py_ssize_t a, Py_ssize_t b) noexcept:
