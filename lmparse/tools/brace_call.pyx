@@ -25,7 +25,8 @@ Malformed output: the close tag or a next open tag ends the call anywhere,
 even inside a string (both are special tokens), closing the JSON the parser
 opened; the end of the output does the same, dropping an unfinished key or
 bare value. Text after the call's ``}`` that is not the close tag (nor the
-next call) ends the block there: it is the router's again. A header without
+next call) ends the block there: it is the router's again (whitespace and
+stray ``}`` ``]`` right before the close tag are dropped). A header without
 ``{`` before the close tag is a call with ``{}``; an empty name is no call.
 """
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
@@ -365,8 +366,15 @@ cdef class BraceCallToolParser(ToolParser):
         """After the call's ``}``: the close tag, a next call, or text that ends the block."""
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t q = _skip_space(kind, data, pos, size)
+        cdef Py_ssize_t q = pos
         cdef int mk, found
+        cdef Py_UCS4 c
+        # whitespace and stray closers before the close tag are the block's
+        while q < size:
+            c = PyUnicode_READ(kind, data, q)
+            if not (c == u'}' or c == u']' or Py_UNICODE_ISSPACE(c)):
+                break
+            q += 1
         self.flush(deltas)
         if q == size:
             if final:
@@ -382,6 +390,9 @@ cdef class BraceCallToolParser(ToolParser):
             if mk == MK_CLOSE:
                 self.boundary(mk, q, deltas)
                 return q
+            if final and marker_match(kind, data, q, size, <str>self._markers[MK_CLOSE]) == 1:
+                self._payload_closed = True  # the output ends inside the close tag: it is the block's
+                return size
         if self._next_call is not None:
             found = marker_match(kind, data, q, size, self._next_call)
             if found == 2:
