@@ -198,8 +198,9 @@ cdef class BraceCallToolParser(ToolParser):
     # ---- output -------------------------------------------------------------
 
     cdef int flush(self, list deltas) except -1:
-        if self._out:
-            self.emit_c(deltas, None, ''.join(self._out))
+        cdef Py_ssize_t n = len(self._out)
+        if n:
+            self.emit_c(deltas, None, self._out[0] if n == 1 else ''.join(self._out))
             del self._out[:]
         return 0
 
@@ -236,6 +237,10 @@ cdef class BraceCallToolParser(ToolParser):
         self._depth -= 1
         self._out.append(']' if self._stack[self._depth] & E_ARRAY else '}')
         self._phase = PH_AFTER if self._depth else PH_TAIL
+        if not self._depth and self._cap > 256:
+            PyMem_Free(self._stack)  # a deep value's stack is not kept past its call
+            self._stack = NULL
+            self._cap = 0
         return 0
 
     cdef int bare_value(self, str raw) except -1:
