@@ -131,7 +131,7 @@ def reasoning_configs() -> list[tuple[str | None, bool | None]]:
     for name, cls in _unique(ReasoningParserManager):
         out.append((name, None))
         out.append((name, False))
-        if getattr(cls, 'thinking_switches', ()):
+        if getattr(cls, 'thinking_switches', ()) or not getattr(cls, 'open_tag_in_prompt', True):
             out.append((name, True))
     return out
 

@@ -374,19 +374,21 @@ cdef class BraceCallToolParser(ToolParser):
         cdef Py_ssize_t q = pos
         cdef int mk, found
         cdef Py_UCS4 c
-        # whitespace and stray closers before the close tag are the block's
-        while q < size:
+        # whitespace and stray closers before the close tag are the block's (up to _TAIL_WINDOW of them,
+        # counted from the '}' whatever the chunking)
+        while q < size and q - pos <= _TAIL_WINDOW:
             c = PyUnicode_READ(kind, data, q)
             if not (c == u'}' or c == u']' or Py_UNICODE_ISSPACE(c)):
                 break
             q += 1
         self.flush(deltas)
+        if q - pos > _TAIL_WINDOW:
+            self.boundary(MK_OPEN, pos, deltas)  # too long a run: the block ended at the '}'
+            return pos
         if q == size:
             if final:
                 self._payload_closed = True
                 return size  # trailing whitespace is the block's
-            if q - pos > _TAIL_WINDOW:
-                self.boundary(MK_OPEN, pos, deltas)
             return pos
         if PyUnicode_READ(kind, data, q) == self._lead:
             mk = self._marker(kind, data, q, size, final)
