@@ -5,8 +5,10 @@
 - ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
 - ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
+- ``BraceCallToolParser``: ``call:NAME{key:value}`` calls with delimited strings, converted to JSON.
 """
 from lmparse.tools.base import ToolParser
+from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
@@ -14,6 +16,7 @@ from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = [
+    'BraceCallToolParser',
     'DsmlToolParser',
     'JsonToolParser',
     'JsonValueScanner',
