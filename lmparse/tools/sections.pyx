@@ -131,8 +131,16 @@ def _function_name(str raw_id not None) -> str:
 cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                 bint *at_marker) except -1:
     # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
-    cdef Py_ssize_t at = (<SectionToolParser>owner).seek(text, pos, size, _END_SET, final)
-    at_marker[0] = (<SectionToolParser>owner)._hit >= 0
+    cdef SectionToolParser parser = <SectionToolParser>owner
+    cdef Py_ssize_t at = parser.seek(text, pos, size, _END_SET, final)
+    cdef Py_ssize_t fence
+    at_marker[0] = parser._hit >= 0
+    if parser._fence is not None:
+        # A fence character is never JSON outside a string: a value left open ends at the closing fence.
+        fence = PyUnicode_FindChar(text, parser._fence_lead, pos, at, 1)
+        if fence >= 0:
+            at_marker[0] = True
+            return fence
     return at
 
 
@@ -153,6 +161,7 @@ cdef class SectionToolParser(ToolParser):
     cdef int _layout
     cdef int _fence_state
     cdef str _fence
+    cdef Py_UCS4 _fence_lead
     cdef bint _arguments_emitted
     cdef int _hit
     cdef HeldText _header  # an unterminated call header
@@ -176,6 +185,7 @@ cdef class SectionToolParser(ToolParser):
         if fence is not None and (not isinstance(fence, str) or not fence):
             raise TypeError(f'{cls.__name__}.argument_fence must be a non-empty str or None, got {fence!r}')
         self._fence = fence
+        self._fence_lead = (<str>fence)[0] if fence is not None else 0
         self._fence_state = F_NONE
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
@@ -299,13 +309,21 @@ cdef class SectionToolParser(ToolParser):
 
     cdef Py_ssize_t scan_name_line(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
                                    bint final) except -1:
-        """The 'type' layout's name: the first line after argument_begin (a marker also ends it)."""
-        cdef Py_ssize_t nl = PyUnicode_FindChar(text, u'\n', pos, size, 1)
-        cdef Py_ssize_t limit = size if nl < 0 else nl
-        # Past the line break no marker can be partial.
-        cdef Py_ssize_t at = self.seek(text, pos, limit, _END_SET, final or nl >= 0)
+        """The 'type' layout's name: the first line after argument_begin (a marker or the fence also ends it)."""
+        cdef Py_ssize_t end = PyUnicode_FindChar(text, u'\n', pos, size, 1), fence
+        cdef Py_ssize_t resume = end + 1
+        cdef bint line_ended = end >= 0
         cdef str line
-        if self._hit < 0 and nl < 0:
+        if not line_ended:
+            end = size
+        if self._fence is not None:
+            fence = PyUnicode_FindChar(text, self._fence_lead, pos, end, 1)
+            if fence >= 0:
+                end = resume = fence  # the fence is read as the arguments' start
+                line_ended = True
+        # Past the line's end no marker can be partial.
+        cdef Py_ssize_t at = self.seek(text, pos, end, _END_SET, final or line_ended)
+        if self._hit < 0 and not line_ended:
             held_append(&self._header, text, pos, at)  # the line goes on: hold it here
             return at
         if self._header.len:
@@ -318,7 +336,7 @@ cdef class SectionToolParser(ToolParser):
             self._phase = C_END  # a call without arguments, ended by the marker
             return at
         self._phase = C_ARGS
-        return nl + 1
+        return resume
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
