@@ -132,15 +132,19 @@ cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize
                                 bint *at_marker) except -1:
     # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
     cdef SectionToolParser parser = <SectionToolParser>owner
-    cdef Py_ssize_t at = parser.seek(text, pos, size, _END_SET, final)
-    cdef Py_ssize_t fence
-    at_marker[0] = parser._hit >= 0
+    cdef Py_ssize_t at, fence = -1
     if parser._fence is not None:
         # A fence character is never JSON outside a string: a value left open ends at the closing fence.
-        fence = PyUnicode_FindChar(text, parser._fence_lead, pos, at, 1)
-        if fence >= 0:
-            at_marker[0] = True
-            return fence
+        # Markers are sought only before it (the search stays linear when strings hold many fences).
+        fence = PyUnicode_FindChar(text, parser._fence_lead, pos, size, 1)
+    if fence >= 0:
+        at = parser.seek(text, pos, fence, _END_SET, True)  # no marker is partial before the fence
+        if parser._hit < 0:
+            at = fence
+        at_marker[0] = True
+        return at
+    at = parser.seek(text, pos, size, _END_SET, final)
+    at_marker[0] = parser._hit >= 0
     return at
 
 
