@@ -23,6 +23,9 @@ from lmparse.tools import (
 # Importing the dialects registers every built-in parser name.
 from lmparse.dialects.deepseek import (
     DeepSeekV3ReasoningParser,
+    DeepSeekV3ToolParser,
+    DeepSeekV31ReasoningParser,
+    DeepSeekV31ToolParser,
     DeepSeekV4ReasoningParser,
     DeepSeekV4ToolParser,
     DeepSeekV32ReasoningParser,
@@ -35,6 +38,7 @@ from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolPa
 from lmparse.dialects.kimi import KimiK2ToolParser
 from lmparse.dialects.llama import Llama3JsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
+from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 
 __version__ = '0.1.0'
 
@@ -43,6 +47,9 @@ __all__ = [
     'BraceCallToolParser',
     'ChatCompletionRequest',
     'DeepSeekV3ReasoningParser',
+    'DeepSeekV3ToolParser',
+    'DeepSeekV31ReasoningParser',
+    'DeepSeekV31ToolParser',
     'DeepSeekV32ReasoningParser',
     'DeepSeekV32ToolParser',
     'DeepSeekV4ReasoningParser',
@@ -72,6 +79,8 @@ __all__ = [
     'ResponseParser',
     'ResponseParserManager',
     'SectionToolParser',
+    'SeedOssReasoningParser',
+    'SeedOssToolParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',

@@ -357,7 +357,19 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             name = _pick_name(rng)
             args = _dumps(rng, _json_args(rng, _params_for(name)))
             calls.append((name, args))
-            body += f'{cls.call_begin}functions.{name}:{i}{cls.argument_begin}{args}{cls.call_end}'
+            layout = getattr(cls, 'header_layout', 'call_id')
+            if layout == 'type':  # type<sep>NAME, a line break, maybe a fenced value
+                fence = cls.argument_fence
+                if fence and rng.random() < 0.8:
+                    args_src = f'{fence}{rng.choice(["json", ""])}\n{args}\n{fence}'
+                else:
+                    args_src = args
+                body += f'{cls.call_begin}function{cls.argument_begin}{name}\n{args_src}{cls.call_end}'
+            elif layout == 'name':
+                body += f'{cls.call_begin}{name}{cls.argument_begin}{args}{cls.call_end}'
+            else:
+                body += f'{cls.call_begin}functions.{name}:{i}{cls.argument_begin}{args}{cls.call_end}'
+            body += rng.choice(['', '\n'])
         return cls.section_begin + body + cls.section_end, calls
     if issubclass(cls, BraceCallToolParser):
         return _brace_block(cls, rng)

@@ -10,6 +10,8 @@ prompt only when a thinking switch is on.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.dsml import DsmlToolParser
@@ -55,3 +57,64 @@ class DeepSeekV32ReasoningParser(ReasoningParser):
 @ReasoningParserManager.register_module('deepseek-v4')
 class DeepSeekV4ReasoningParser(DeepSeekV32ReasoningParser):
     """V4 thinking mode: the same switches and tags as V3.2."""
+
+
+# ---- DeepSeek V3 / R1 / V3.1 special-token tool calls and reasoning ---------------------------
+#
+# Syntax: the chat templates in deepseek-ai/DeepSeek-V3's tokenizer_config.json
+# (``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>``,
+# calls separated by a line break, then ``<｜tool▁calls▁end｜>``; R1 and R1-0528 use the same
+# syntax) and deepseek-ai/DeepSeek-V3.1's (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``;
+# the generation prompt ends in ``<think>`` when the ``thinking`` switch is on, ``</think>``
+# otherwise), and the vLLM / SGLang DeepSeek V3 and V3.1 parsers. Every marker is one special
+# token of the DeepSeek V3 tokenizer (ids 128806-128809 and 128814), so the sections are the
+# Kimi K2 family with other markers and header layouts.
+
+from lmparse.tools.sections import SectionToolParser  # noqa: E402
+
+__all__ += ['DeepSeekV3ToolParser', 'DeepSeekV31ReasoningParser', 'DeepSeekV31ToolParser']
+
+
+@ToolParserManager.register_module(['deepseek-v3', 'deepseek_v3', 'deepseekv3'])
+class DeepSeekV3ToolParser(SectionToolParser):
+    """V3 / R1: ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a fenced JSON block per call.
+
+    The header is the call type; the name is the line after the separator and
+    the arguments sit in a ```` ```json ```` fence, never part of them.
+    """
+
+    section_begin = '<｜tool▁calls▁begin｜>'
+    section_end = '<｜tool▁calls▁end｜>'
+    call_begin = '<｜tool▁call▁begin｜>'
+    argument_begin = '<｜tool▁sep｜>'
+    call_end = '<｜tool▁call▁end｜>'
+    header_layout = 'type'
+    argument_fence: ClassVar[str | None] = '```'
+    # The markers are special tokens: keep them in the decoded text.
+    request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
+    structural_tag_model = 'deepseek_r1'
+
+
+@ToolParserManager.register_module(['deepseek-v31', 'deepseek_v31', 'deepseekv31'])
+class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
+    """V3.1: ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``, no fence."""
+
+    header_layout = 'name'
+    argument_fence = None
+    structural_tag_model = 'deepseek_v3_1'
+
+
+# vLLM's ``deepseek_r1``: output starts in reasoning, an explicit ``<think>`` is dropped,
+# exactly lmparse's 'default' (SGLang's ``deepseek-r1`` is the legacy name for it).
+ReasoningParserManager.register_module('deepseek_r1', module=ReasoningParser)
+
+
+@ReasoningParserManager.register_module(['deepseek-v31', 'deepseek-v3.1', 'deepseek_v3'])
+class DeepSeekV31ReasoningParser(ReasoningParser):
+    """V3.1 hybrid thinking: starts in reasoning when ``thinking`` (or ``enable_thinking``) is True.
+
+    The V3.1 template reads ``thinking`` and falls back to ``enable_thinking``;
+    vLLM's ``deepseek_v3`` reasoning parser reads both.
+    """
+
+    thinking_switches = ('thinking', 'enable_thinking')

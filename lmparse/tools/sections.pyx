@@ -5,12 +5,26 @@
     ...
     {section_end}
 
-The header is the model's own call id; the function name is the header's
-part after its last ``.`` and before a ``:IDX`` counter (Kimi K2's
-``functions.NAME:IDX``). Arguments are one JSON value whose source is
-forwarded as it stabilises (``JsonValueScanner`` finds its end). Every marker
-starts with ``<``, so markers are found by scanning ``<`` once. A dialect
-declares the five markers (see ``lmparse.dialects.kimi``).
+What the header holds is declared by ``header_layout``:
+
+- ``'call_id'`` (the default): the model's own call id; the function name is
+  the header's part after a ``functions.`` prefix and before a ``:IDX``
+  counter (Kimi K2's ``functions.NAME:IDX``).
+- ``'name'``: the function name itself; the call id is generated
+  (DeepSeek V3.1's ``NAME<｜tool▁sep｜>{json}``).
+- ``'type'``: the call type (``function``); the function name is the first
+  line after ``argument_begin``, the call id is generated (DeepSeek V3's
+  ``function<｜tool▁sep｜>NAME`` line break, a fenced ``json`` block).
+
+``argument_fence`` (e.g. ``'```'``) declares that the JSON value may sit in
+a Markdown code fence: the opening fence, its info string (``json``) and the
+whitespace after it are dropped, the closing fence is skipped like any text
+between the value and the call end. A value written without the fence is
+read the same way. Arguments are one JSON value whose source is forwarded as
+it stabilises (``JsonValueScanner`` finds its end). Every marker starts with
+``<``, so markers are found by scanning ``<`` once. A dialect declares the
+five markers and, where they differ, the layout and the fence (see
+``lmparse.dialects.kimi`` and ``lmparse.dialects.deepseek``).
 
 A header that does not end in the chunk is consumed and held here
 (``HeldText``), leaving at most a partial marker in the router's buffer; so is
@@ -38,6 +52,20 @@ cdef enum:
     C_HEADER = 1
     C_ARGS = 2
     C_END = 3
+    C_NAME = 4  # the name line after argument_begin ('type' layout)
+
+# Header layouts (``header_layout``).
+cdef enum:
+    L_CALL_ID = 0
+    L_NAME = 1
+    L_TYPE = 2
+
+# Where the argument value stands relative to a declared code fence.
+cdef enum:
+    F_NONE = 0  # no fence declared, or the value started without one
+    F_BEFORE = 1  # an opening fence may still come
+    F_INFO = 2  # inside the fence's info string (``json``)
+    F_INSIDE = 3  # the fence is open: whitespace before the value is dropped
 
 # Marker indices in ``_markers``.
 cdef enum:
@@ -52,7 +80,8 @@ cdef int[3] _START_SET = [K_CALL_BEGIN, K_SECTION_END, -1]
 cdef int[5] _HEADER_SET = [K_ARGUMENT_BEGIN, K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
 cdef int[4] _END_SET = [K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
 
-_PHASE_NAMES = ('call_start', 'call_header', 'arguments', 'call_end')
+_PHASE_NAMES = ('call_start', 'call_header', 'arguments', 'call_end', 'call_name')
+_LAYOUTS = ('call_id', 'name', 'type')
 
 
 cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
@@ -79,6 +108,21 @@ cdef str _name_of(str text, Py_ssize_t start, Py_ssize_t end):
     return PyUnicode_Substring(text, start, end)
 
 
+cdef inline bint _is_info_char(Py_UCS4 ch) noexcept:
+    """A character of a code fence's info string (``json``, ``jsonc``, ``json5``, ``x-json``)."""
+    return (u'a' <= ch <= u'z') or (u'A' <= ch <= u'Z') or (u'0' <= ch <= u'9') or ch == u'_' or ch == u'-' \
+        or ch == u'+' or ch == u'.'
+
+
+cdef str _stripped(str text, Py_ssize_t start, Py_ssize_t end):
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    start = _skip_space(kind, data, start, end)
+    while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+        end -= 1
+    return PyUnicode_Substring(text, start, end)
+
+
 def _function_name(str raw_id not None) -> str:
     """``functions.NAME:IDX`` -> ``NAME`` (a missing prefix or counter is tolerated)."""
     return _name_of(raw_id, 0, PyUnicode_GET_LENGTH(raw_id))
@@ -87,8 +131,20 @@ def _function_name(str raw_id not None) -> str:
 cdef Py_ssize_t _call_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                 bint *at_marker) except -1:
     # Outside a JSON string a call or section marker ends the arguments (see JsonValueScanner.scan_to_marker).
-    cdef Py_ssize_t at = (<SectionToolParser>owner).seek(text, pos, size, _END_SET, final)
-    at_marker[0] = (<SectionToolParser>owner)._hit >= 0
+    cdef SectionToolParser parser = <SectionToolParser>owner
+    cdef Py_ssize_t at, fence = -1
+    if parser._fence is not None:
+        # A fence character is never JSON outside a string: a value left open ends at the closing fence.
+        # Markers are sought only before it (the search stays linear when strings hold many fences).
+        fence = PyUnicode_FindChar(text, parser._fence_lead, pos, size, 1)
+    if fence >= 0:
+        at = parser.seek(text, pos, fence, _END_SET, True)  # no marker is partial before the fence
+        if parser._hit < 0:
+            at = fence
+        at_marker[0] = True
+        return at
+    at = parser.seek(text, pos, size, _END_SET, final)
+    at_marker[0] = parser._hit >= 0
     return at
 
 
@@ -100,8 +156,16 @@ cdef class SectionToolParser(ToolParser):
     call_begin = None
     argument_begin = None
     call_end = None
+    # What the header between call_begin and argument_begin holds (module docs).
+    header_layout = 'call_id'
+    # A Markdown code fence the argument value may be wrapped in (None: no fence).
+    argument_fence = None
 
     cdef int _phase
+    cdef int _layout
+    cdef int _fence_state
+    cdef str _fence
+    cdef Py_UCS4 _fence_lead
     cdef bint _arguments_emitted
     cdef int _hit
     cdef HeldText _header  # an unterminated call header
@@ -117,6 +181,16 @@ cdef class SectionToolParser(ToolParser):
             if not isinstance(marker, str) or not (<str>marker).startswith('<'):
                 raise TypeError(f'{cls.__name__} must declare its section markers as str starting with "<", '
                                 f'got {marker!r}')
+        layout = cls.header_layout
+        if layout not in _LAYOUTS:
+            raise TypeError(f'{cls.__name__}.header_layout must be one of {_LAYOUTS}, got {layout!r}')
+        self._layout = _LAYOUTS.index(layout)
+        fence = cls.argument_fence
+        if fence is not None and (not isinstance(fence, str) or not fence):
+            raise TypeError(f'{cls.__name__}.argument_fence must be a non-empty str or None, got {fence!r}')
+        self._fence = fence
+        self._fence_lead = (<str>fence)[0] if fence is not None else 0
+        self._fence_state = F_NONE
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
@@ -168,24 +242,54 @@ cdef class SectionToolParser(ToolParser):
         self._phase = C_START
         return 0
 
+    cdef Py_ssize_t skip_fence_info(self, int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
+        """Skip the info string after an opening fence; F_INSIDE once it ends within the text."""
+        while pos < size and _is_info_char(PyUnicode_READ(kind, data, pos)):
+            pos += 1
+        if pos < size:
+            self._fence_state = F_INSIDE
+        return pos
+
     cdef Py_ssize_t scan_arguments(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
                                    bint final) except -1:
         """Forward the stable prefix of the argument value; switch phase when it ends."""
         cdef JsonValueScanner scanner = self._value_scanner
         cdef Py_ssize_t start = pos, q
         cdef bint at_marker = False
-        cdef int kind
+        cdef int kind, found
         cdef void *data
         if not scanner.started:
-            # Held until the value starts: whitespace-only arguments mean no arguments.
             kind = PyUnicode_KIND(text)
             data = PyUnicode_DATA(text)
+            if self._fence_state == F_INFO:
+                start = pos = self.skip_fence_info(kind, data, pos, size)
+                if pos == size:
+                    return pos
             q = _skip_space(kind, data, pos, size)
-            if q > pos:
+            if self._fence_state == F_INSIDE:
+                start = pos = q  # whitespace inside the fence is framing
+            elif q > pos:
+                # Held until the value starts: whitespace-only arguments mean no arguments.
                 held_append(&self._lead, text, pos, q)
                 start = pos = q
             if q == size:
                 return pos
+            if self._fence_state == F_BEFORE:
+                found = marker_match(kind, data, q, size, self._fence)
+                if found == 1:
+                    # A partial fence: wait for more text (at the end of the output it is dropped).
+                    return size if final else pos
+                if found == 2:
+                    held_free(&self._lead)
+                    self._fence_state = F_INFO
+                    pos = self.skip_fence_info(kind, data, q + PyUnicode_GET_LENGTH(self._fence), size)
+                    if pos == size:
+                        return pos
+                    start = pos = _skip_space(kind, data, pos, size)
+                    if pos == size:
+                        return pos
+                else:
+                    self._fence_state = F_NONE
         pos = scanner.scan_to_marker(text, pos, size, self, _call_end_limit, final, &at_marker)
         if scanner.complete or at_marker:
             # The call boundary also ends a scalar or a malformed value.
@@ -193,6 +297,50 @@ cdef class SectionToolParser(ToolParser):
         if pos > start:
             self.emit_arguments(deltas, PyUnicode_Substring(text, start, pos))
         return pos
+
+    cdef int begin_named_call(self, list deltas, str call_id, str name) except -1:
+        """Start a call; emit its name, or reject it when it has none (never invent one)."""
+        self.start_call(call_id)
+        self._arguments_emitted = False
+        held_free(&self._lead)
+        self._value_scanner.reset_c()
+        self._fence_state = F_NONE if self._fence is None else F_BEFORE
+        if name:
+            self.emit_c(deltas, name, None)
+        else:
+            self._output_index = REJECTED_INDEX
+        return 0
+
+    cdef Py_ssize_t scan_name_line(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1:
+        """The 'type' layout's name: the first line after argument_begin (a marker or the fence also ends it)."""
+        cdef Py_ssize_t end = PyUnicode_FindChar(text, u'\n', pos, size, 1), fence
+        cdef Py_ssize_t resume = end + 1
+        cdef bint line_ended = end >= 0
+        cdef str line
+        if not line_ended:
+            end = size
+        if self._fence is not None:
+            fence = PyUnicode_FindChar(text, self._fence_lead, pos, end, 1)
+            if fence >= 0:
+                end = resume = fence  # the fence is read as the arguments' start
+                line_ended = True
+        # Past the line's end no marker can be partial.
+        cdef Py_ssize_t at = self.seek(text, pos, end, _END_SET, final or line_ended)
+        if self._hit < 0 and not line_ended:
+            held_append(&self._header, text, pos, at)  # the line goes on: hold it here
+            return at
+        if self._header.len:
+            line = held_take_with(&self._header, text, pos, at)
+        else:
+            line = PyUnicode_Substring(text, pos, at)
+        # The type before argument_begin is not an id: the call id is generated.
+        self.begin_named_call(deltas, None, _stripped(line, 0, PyUnicode_GET_LENGTH(line)))
+        if self._hit >= 0:
+            self._phase = C_END  # a call without arguments, ended by the marker
+            return at
+        self._phase = C_ARGS
+        return resume
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
@@ -239,21 +387,28 @@ cdef class SectionToolParser(ToolParser):
                 else:
                     header = text
                     start, end = pos, at
-                # The id is the header stripped; the name is read from the same span.
+                if self._layout == L_TYPE:
+                    if self._hit == K_ARGUMENT_BEGIN:
+                        # The header is the call type: the name line follows.
+                        pos = at + PyUnicode_GET_LENGTH(<str>markers[K_ARGUMENT_BEGIN])
+                        self._phase = C_NAME
+                    else:
+                        self.begin_named_call(deltas, None, None)  # no name line: no call
+                        pos = at
+                        self._phase = C_END
+                    continue
                 hkind = PyUnicode_KIND(header)
                 hdata = PyUnicode_DATA(header)
                 start = _skip_space(hkind, hdata, start, end)
                 while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(hkind, hdata, end - 1)):
                     end -= 1
-                self.start_call(PyUnicode_Substring(header, start, end))
-                self._arguments_emitted = False
-                held_free(&self._lead)
-                self._value_scanner.reset_c()
-                name = _name_of(header, start, end)
-                if name:
-                    self.emit_c(deltas, name, None)
+                if self._layout == L_NAME:
+                    name = PyUnicode_Substring(header, start, end)
+                    self.begin_named_call(deltas, None, name)
                 else:
-                    self._output_index = REJECTED_INDEX  # no name: never invent one
+                    # The id is the header stripped; the name is read from the same span.
+                    self.begin_named_call(deltas, PyUnicode_Substring(header, start, end),
+                                          _name_of(header, start, end))
                 pos = at
                 if self._hit == K_ARGUMENT_BEGIN:
                     pos += PyUnicode_GET_LENGTH(<str>markers[K_ARGUMENT_BEGIN])
@@ -261,6 +416,10 @@ cdef class SectionToolParser(ToolParser):
                 else:
                     # No argument marker: a call without arguments, ended by the next marker.
                     self._phase = C_END
+            elif phase == C_NAME:
+                pos = self.scan_name_line(text, pos, size, deltas, final)
+                if self._phase == C_NAME:
+                    break
             else:  # C_ARGS
                 pos = self.scan_arguments(text, pos, size, deltas, final)
                 if self._phase == C_ARGS:
