@@ -29,6 +29,7 @@ cdef class JsonToolParser(ToolParser):
     cdef int end_block_here(self, list deltas) except -1
     cdef int next_envelope(self, int phase) except -1
     cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
+    cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1
     cdef Py_ssize_t array_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
     cdef Py_ssize_t array_start(self, Py_UCS4 ch, Py_ssize_t pos, list deltas) except -1
     cdef Py_ssize_t separator_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,

@@ -317,6 +317,28 @@ cdef class JsonToolParser(ToolParser):
             return pos
         return pos + 1
 
+    cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1:
+        """The bare opener at the start of the text (the router found it whole) is the block's only
+        when ``[`` or ``{`` follows it (after whitespace); otherwise it is handed back as content.
+        Returns 0 with ``_skip_open`` kept while the whitespace after it runs to the end."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t start = self._skip_open, q = self._skip_open
+        cdef Py_UCS4 ch
+        while q < size and q - start <= _TAIL_WINDOW and _json_ws(PyUnicode_READ(kind, data, q)):
+            q += 1
+        if q < size:
+            ch = PyUnicode_READ(kind, data, q)
+            if ch == u'[' or ch == u'{':
+                self._skip_open = 0
+                return start
+        elif not final and q - start <= _TAIL_WINDOW:
+            return 0
+        self._skip_open = 0
+        self._handback = PyUnicode_Substring(text, 0, q)
+        self.end_block_here(deltas)
+        return q
+
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size):
         """Offset just after the closing quote of the string whose body (or held rest) starts at ``pos``.
 
@@ -404,9 +426,9 @@ cdef class JsonToolParser(ToolParser):
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
         if self._skip_open:
-            # the bare opener the router left in the text (it is whole there)
-            pos = self._skip_open if self._skip_open < size else size
-            self._skip_open -= pos
+            pos = self.bare_opener(text, size, deltas, final)
+            if self._skip_open or self._payload_closed:
+                return pos
         while pos < size and not self._payload_closed:
             phase = self._phase
             if self._str_open:
