@@ -41,6 +41,7 @@ X_FN = '<tool_call>\n<function=search>\n'
 DSML_INV = f'\n\n<{D}function_calls>\n<{D}invoke name="search">\n'
 KIMI = '<|tool_calls_section_begin|><|tool_call_begin|>'
 HARMONY_TOOL = '<|channel|>commentary to=functions.search <|constrain|>json<|message|>'
+GEMMA = '<|tool_call>call:search{'
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,15 @@ def rows() -> list[Row]:
         R('Kimi call header', 'tool', None, 'kimi_k2', KIMI + 'functions.', 'a', held_name=True),
         R('Kimi JSON string', 'tool', None, 'kimi_k2',
           KIMI + 'functions.search:0<|tool_call_argument_begin|>{"query": "', 'a'),
+        # brace calls (Gemma 4)
+        R('Gemma `<|tool_ca` repeated', 'plain', 'gemma4', 'gemma4', '', '<|tool_ca'),
+        R('Gemma `<|channel>though` repeated', 'plain', 'gemma4', 'gemma4', '', '<|channel>though'),
+        R('Gemma call header', 'tool', None, 'gemma4', '<|tool_call>call:', 'a', held_name=True),
+        R('Gemma bare key', 'tool', None, 'gemma4', GEMMA, 'a', held_name=True),
+        R('Gemma string value', 'tool', None, 'gemma4', GEMMA + 'query:<|"|>', 'a'),
+        R('Gemma string `<|"` repeated', 'tool', None, 'gemma4', GEMMA + 'query:<|"|>', '<|"'),
+        R('Gemma bare value', 'tool', None, 'gemma4', GEMMA + 'q:', '1', held_name=True),
+        R('Gemma nesting `[`', 'tool', None, 'gemma4', GEMMA + 'q:', '['),
         # Harmony (gpt-oss, text mode)
         R('Harmony final text', 'plain', None, None, '<|channel|>final<|message|>', 'lorem ipsum ', response='gpt-oss'),
         R('Harmony `<|` run in body', 'reasoning', None, None, '<|channel|>analysis<|message|>', '<|',

@@ -12,6 +12,7 @@ from lmparse.request import ChatCompletionRequest, dump_tools
 from lmparse.response import BaseResponseParser, ResponseParser
 from lmparse.harmony import HarmonyResponseParser, HarmonyToolParser
 from lmparse.tools import (
+    BraceCallToolParser,
     DsmlToolParser,
     JsonToolParser,
     JsonValueScanner,
@@ -27,6 +28,7 @@ from lmparse.dialects.deepseek import (
     DeepSeekV32ReasoningParser,
     DeepSeekV32ToolParser,
 )
+from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
 from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolParser
@@ -42,6 +44,7 @@ __version__ = '0.1.0'
 
 __all__ = [
     'BaseResponseParser',
+    'BraceCallToolParser',
     'ChatCompletionRequest',
     'DeepSeekV3ReasoningParser',
     'DeepSeekV32ReasoningParser',
@@ -53,6 +56,8 @@ __all__ = [
     'DeltaMessage',
     'DeltaToolCall',
     'FunctionCall',
+    'Gemma4ReasoningParser',
+    'Gemma4ToolParser',
     'Glm47ToolParser',
     'GptOssResponseParser',
     'HarmonyResponseParser',

@@ -211,7 +211,7 @@ cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach):
 
 cdef tuple _R_BASIS_NAMES = ('__init__', 'starts_in_reasoning_mode', 'get_reasoning_open_tag',
                              'get_reasoning_close_tag', '__new__', '__getattribute__')
-cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking_switches')
+cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking_switches', 'open_tag_in_prompt')
 cdef tuple _R_ALL_NAMES = _R_BASIS_NAMES + _R_DECLARED
 
 # Read-only after import.
@@ -238,7 +238,8 @@ cdef tuple _declared_reasoning(type rcls):
         return None
     declared = class_basis(rcls, _R_DECLARED)
     switches = declared[2]
-    if type(declared[0]) is not str or type(declared[1]) is not str or type(switches) is not tuple:
+    if type(declared[0]) is not str or type(declared[1]) is not str or type(switches) is not tuple or (
+            type(declared[3]) is not bool):
         return None
     for name in <tuple>switches:
         if type(name) is not str:
@@ -333,9 +334,9 @@ cdef Plan _make_plan(type cls):
         if _tracked(<type>rcls):
             plan.r_generation = generation
         plan.r_init_names = switches
-        if switches:
+        if switches or not rcls.open_tag_in_prompt:
             plan.r_starts = STARTS_SWITCHES
-            plan.r_starts_names = switches
+            plan.r_starts_names = switches if rcls.open_tag_in_prompt else ()
         else:
             plan.r_starts = STARTS_ALWAYS
         plan.r_open = rcls.reasoning_open_tag or None
@@ -364,7 +365,8 @@ cdef Plan _make_plan(type cls):
                                                        &plan.reach_reasoning[active])
     if tokenizer is not None and plan.r_tags_known and plan.r_close is not None:
         try:
-            plan.token_ids = reasoning_token_ids(tokenizer, plan.r_open, plan.r_close)
+            plan.token_ids = reasoning_token_ids(
+                tokenizer, getattr(rcls, 'reasoning_open_token', None) or plan.r_open, plan.r_close)
         except Exception:
             pass  # raised again by the construction
     return plan

@@ -56,6 +56,14 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # attributes. With none, output starts inside reasoning (templates commonly
     # put the open tag in the prompt); with some, only when one of them is True.
     thinking_switches: ClassVar[tuple[str, ...]] = ()
+    # False when the model writes the open tag itself (the chat template never
+    # puts it in the prompt): output then never starts inside reasoning,
+    # whatever the switches say; the model's own open tag opens it.
+    open_tag_in_prompt: ClassVar[bool] = True
+    # The vocabulary entry an open tag written as several tokens starts with
+    # (Gemma 4's '<|channel>' of '<|channel>thought\n'): the tokenizer check and
+    # reasoning-token counting look it up instead of the whole tag. None: the tag.
+    reasoning_open_token: ClassVar[str | None] = None
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.
@@ -73,6 +81,8 @@ class ReasoningParser(metaclass=ReasoningMeta):
 
     def starts_in_reasoning_mode(self) -> bool:
         """Whether generation begins inside the reasoning block (see ``thinking_switches``)."""
+        if not type(self).open_tag_in_prompt:
+            return False
         switches = type(self).thinking_switches
         if not switches:
             return True
@@ -82,8 +92,8 @@ class ReasoningParser(metaclass=ReasoningMeta):
     def validate_tokenizer(cls, tokenizer: Any) -> None:
         """Fail fast at setup when the tokenizer lacks the reasoning tags."""
         vocab = tokenizer.get_vocab()
-        missing = [tag for tag in (cls.get_reasoning_open_tag(), cls.get_reasoning_close_tag())
-                   if tag not in vocab]
+        missing = [tag for tag in (cls.reasoning_open_token or cls.get_reasoning_open_tag(),
+                                   cls.get_reasoning_close_tag()) if tag not in vocab]
         if missing:
             raise RuntimeError(f'{cls.__name__} reasoning parser: reasoning tag(s) {missing!r} '
                                f'not found in the tokenizer vocabulary')
@@ -92,4 +102,5 @@ class ReasoningParser(metaclass=ReasoningMeta):
     def token_ids(cls, tokenizer: Any) -> tuple[int | None, int | None]:
         """Vocab ids of the open and close tags (None when a tag is absent)."""
         vocab = tokenizer.get_vocab()
-        return vocab.get(cls.get_reasoning_open_tag()), vocab.get(cls.get_reasoning_close_tag())
+        return (vocab.get(cls.reasoning_open_token or cls.get_reasoning_open_tag()),
+                vocab.get(cls.get_reasoning_close_tag()))

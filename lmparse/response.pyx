@@ -316,7 +316,8 @@ cdef class ResponseParserCore:
         if reasoning_parser is not None and tokenizer is not None:
             token_ids = plan.token_ids
             if token_ids is None:
-                token_ids = reasoning_token_ids(tokenizer, self._r_open, self._r_close)
+                token_ids = reasoning_token_ids(
+                    tokenizer, getattr(reasoning_parser, 'reasoning_open_token', None) or self._r_open, self._r_close)
             open_id, close_id = token_ids
             self._count_on = True
             self._rt_open_id = -1 if open_id is None else open_id

@@ -31,6 +31,7 @@ from typing import Any
 import lmparse
 from lmparse import BaseResponseParser, ReasoningParserManager, ResponseParserManager, ToolParserManager
 from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser
+from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.sections import SectionToolParser
@@ -130,7 +131,7 @@ def reasoning_configs() -> list[tuple[str | None, bool | None]]:
     for name, cls in _unique(ReasoningParserManager):
         out.append((name, None))
         out.append((name, False))
-        if getattr(cls, 'thinking_switches', ()):
+        if getattr(cls, 'thinking_switches', ()) or not getattr(cls, 'open_tag_in_prompt', True):
             out.append((name, True))
     return out
 
@@ -203,6 +204,8 @@ def tool_markers(cls: Any) -> list[str]:
     elif issubclass(cls, SectionToolParser):
         found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
                                                   'argument_begin', 'call_end')] + ['functions.']
+    elif issubclass(cls, BraceCallToolParser):
+        found += [cls.string_delimiter, *cls.call_prefixes, '{', '}', '[', ']', ',', ':']
     found += _marker_attrs(cls)
     return list(dict.fromkeys(m for m in found if m))
 
@@ -374,7 +377,34 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             calls.append((name, args))
             body += f'{cls.call_begin}functions.{name}:{i}{cls.argument_begin}{args}{cls.call_end}'
         return cls.section_begin + body + cls.section_end, calls
+    if issubclass(cls, BraceCallToolParser):
+        return _brace_block(cls, rng)
     return None
+
+
+def _brace_value(cls: Any, value: Any) -> str:
+    """A value as Gemma 4's template writes it (``format_argument``): delimited strings, bare scalars."""
+    q = cls.string_delimiter
+    if isinstance(value, str):
+        return q + value + q
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, dict):
+        return '{' + ','.join(f'{k}:{_brace_value(cls, v)}' for k, v in value.items()) + '}'
+    if isinstance(value, list):
+        return '[' + ','.join(_brace_value(cls, v) for v in value) + ']'
+    return 'null' if value is None else str(value)
+
+
+def _brace_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]]]:
+    """``OPEN call:NAME{k:v,...} CLOSE``; the arguments as a dict (the family builds the JSON)."""
+    name = _pick_name(rng)
+    args: dict[str, Any] = dict(_json_args(rng, _params_for(name)))
+    if args and rng.random() < 0.3:  # typed and nested values beside the strings
+        args[rng.choice(list(args))] = rng.choice([3, -0.5, True, False, None, [1, 'a'], {'k': 'v', 'n': [2]}])
+    prefix = rng.choice(cls.call_prefixes)
+    return f'{cls.get_tool_open_tag()}{prefix}{name}{_brace_value(cls, args)}{cls.get_tool_close_tag()}', \
+        [(name, args)]
 
 
 def _text(rng: random.Random, max_pieces: int = 6) -> str:

@@ -4,8 +4,8 @@ Importing this package registers every built-in dialect under its LMDeploy
 name and its aliases (``import lmparse`` does it). Which family a dialect
 sits on, and what it declares, is in each module; README "Writing a dialect".
 """
-from lmparse.dialects import deepseek, glm, gpt_oss, internlm, kimi, llama, qwen
+from lmparse.dialects import deepseek, gemma, glm, gpt_oss, internlm, kimi, llama, qwen
 from lmparse.dialects import granite, hermes, mistral
 
-__all__ = ['deepseek', 'glm', 'gpt_oss', 'internlm', 'kimi', 'llama', 'qwen']
+__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'internlm', 'kimi', 'llama', 'qwen']
 __all__ += ['granite', 'hermes', 'mistral']

@@ -6,8 +6,10 @@
 - ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
 - ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
+- ``BraceCallToolParser``: ``call:NAME{key:value}`` calls with delimited strings, converted to JSON.
 """
 from lmparse.tools.base import ToolParser
+from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
@@ -16,6 +18,7 @@ from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = [
+    'BraceCallToolParser',
     'DsmlToolParser',
     'JsonHeaderToolParser',
     'JsonToolParser',
