@@ -49,9 +49,7 @@ class GraniteReasoningParser(ReasoningParser):
 
     reasoning_open_tag = 'Here is my thought process:'
     reasoning_close_tag = 'Here is my response:'
-
-    def starts_in_reasoning_mode(self) -> bool:
-        return False
+    open_tag_in_prompt = False
 
 
 # Granite 4.2 thinking: the <think> protocol of the default reasoning parser.

@@ -59,6 +59,4 @@ class MistralReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '[THINK]'
     reasoning_close_tag = '[/THINK]'
-
-    def starts_in_reasoning_mode(self) -> bool:
-        return False
+    open_tag_in_prompt = False
