@@ -39,6 +39,10 @@ from lmparse.dialects.kimi import KimiK2ToolParser
 from lmparse.dialects.llama import Llama3JsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
+from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
+from lmparse.dialects.hermes import HermesToolParser
+from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.tools.json_header import JsonHeaderToolParser
 
 __version__ = '0.1.0'
 
@@ -89,3 +93,5 @@ __all__ = [
     'validate_parser_names',
     '__version__',
 ]
+__all__ += ['GraniteReasoningParser', 'GraniteToolParser', 'HermesToolParser', 'JsonHeaderToolParser',
+            'MistralReasoningParser', 'MistralToolParser']

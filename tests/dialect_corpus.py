@@ -309,6 +309,24 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
     Arguments are the exact JSON text for families that forward source (JSON,
     sections), a dict for families that build the JSON (XML, DSML).
     """
+    if issubclass(cls, JsonToolParser) and getattr(cls, 'argument_marker', None) and rng.random() < 0.6:
+        # a name header and one JSON value (Mistral v11+), maybe with the model's call id
+        name = _pick_name(rng)
+        args = _dumps(rng, _json_args(rng, _params_for(name)))
+        call_id = f'{cls.call_id_marker}{rng.randrange(10 ** 9):09d}' if cls.call_id_marker and rng.random() < 0.5 else ''
+        return f'{cls.get_tool_open_tag()}{name}{call_id}{cls.argument_marker}{args}', [(name, args)]
+    if issubclass(cls, JsonToolParser) and getattr(cls, 'envelope_array', False) and rng.random() < 0.7:
+        # one JSON array of envelopes (Mistral before v11, Granite 3)
+        calls = []
+        envs = []
+        for _ in range(rng.randint(1, 3)):
+            name = _pick_name(rng)
+            args = _dumps(rng, _json_args(rng, _params_for(name)))
+            calls.append((name, args))
+            envs.append('{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), cls.argument_field, args))
+        close = cls.get_tool_close_tag()
+        body = rng.choice(['', ' ', '\n']) + '[' + rng.choice([', ', ',', ',\n']).join(envs) + ']'
+        return cls.get_tool_open_tag() + body + (close or ''), calls
     if issubclass(cls, JsonToolParser):
         name = _pick_name(rng)
         args = _dumps(rng, _json_args(rng, _params_for(name)))

@@ -4,6 +4,20 @@ Importing this package registers every built-in dialect under its LMDeploy
 name and its aliases (``import lmparse`` does it). Which family a dialect
 sits on, and what it declares, is in each module; README "Writing a dialect".
 """
-from lmparse.dialects import deepseek, gemma, glm, gpt_oss, internlm, kimi, llama, qwen, seed_oss
+from lmparse.dialects import (
+    deepseek,
+    gemma,
+    glm,
+    gpt_oss,
+    granite,
+    hermes,
+    internlm,
+    kimi,
+    llama,
+    mistral,
+    qwen,
+    seed_oss,
+)
 
-__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'internlm', 'kimi', 'llama', 'qwen', 'seed_oss']
+__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'internlm', 'kimi', 'llama', 'mistral',
+           'qwen', 'seed_oss']

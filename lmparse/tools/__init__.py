@@ -2,6 +2,7 @@
 
 - ``ToolParser``: the outer block, call identity, filtering, normalized deltas.
 - ``JsonToolParser``: one JSON envelope per block (``JsonValueScanner`` finds value ends).
+- ``JsonHeaderToolParser``: ``NAME[marker]{json}`` header calls, or JSON envelopes (Mistral).
 - ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
 - ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
@@ -10,6 +11,7 @@
 from lmparse.tools.base import ToolParser
 from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
+from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
 from lmparse.tools.sections import SectionToolParser
@@ -18,6 +20,7 @@ from lmparse.tools.xml_parser import XmlToolParser
 __all__ = [
     'BraceCallToolParser',
     'DsmlToolParser',
+    'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
     'SectionToolParser',

@@ -14,6 +14,10 @@ cdef class JsonToolParser(ToolParser):
     cdef bint _str_open
     cdef HeldText _held_str
     cdef object _open_tag
+    # envelope_array layout (Mistral pre-v11, Granite 3) and a bare opener to skip
+    cdef bint _envelope_array
+    cdef bint _in_array
+    cdef Py_ssize_t _skip_open
 
     cdef int drop_held(self) except -1
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size)
@@ -25,5 +29,8 @@ cdef class JsonToolParser(ToolParser):
     cdef int end_block_here(self, list deltas) except -1
     cdef int next_envelope(self, int phase) except -1
     cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
+    cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1
+    cdef Py_ssize_t array_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
+    cdef Py_ssize_t array_start(self, Py_UCS4 ch, Py_ssize_t pos, list deltas) except -1
     cdef Py_ssize_t separator_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
                                    bint final) except -1

@@ -11,6 +11,15 @@ ends the block there unless the close tag follows within ``_TAIL_WINDOW``
 characters (before any open tag): the router routes it. A dialect without a
 close tag continues only with ``;`` + whitespace + ``{``.
 
+A dialect declaring ``envelope_array`` writes its calls as one JSON array of
+envelopes (``[{...}, {...}]``; Mistral before v11, Granite 3): ``,`` between
+envelopes, and without a close tag the array's ``]`` ends the block (text
+after it is content). A payload that starts with anything but ``[`` or ``{``
+is no call: the block ends before it and the text is content. A dialect
+declaring ``bare_call_open`` has a second opener (Granite's ``<tool_call>``
+beside ``<|tool_call|>``): the router leaves it in the text and the block
+skips it.
+
 A key or name string that does not end in the chunk is consumed and held in
 the parser (``HeldText``), not left in the router's buffer: the scan resumes
 on the next chunk's text with its escape state, and the string is joined and
@@ -20,7 +29,14 @@ import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser, class_basis, immutable_type, same_basis
+from lmparse.tools.base cimport (
+    HOOK_BEGIN_BLOCK,
+    HOOK_PAYLOAD,
+    ToolParser,
+    class_basis,
+    immutable_type,
+    same_basis,
+)
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -91,6 +107,27 @@ cdef tuple _declared_fields(type cls):
     return fields
 
 
+# class -> (envelope_array, bare_call_open) as declared; cached like _declared.
+cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open')
+cdef dict _declared_layouts = {}
+
+
+cdef tuple _declared_layout(type cls):
+    entry = _declared_layouts.get(cls)
+    if entry is not None and immutable_type(cls):
+        return <tuple>entry
+    layout = class_basis(cls, _LAYOUT_NAMES)
+    if entry is not None and same_basis(<tuple>entry, layout):
+        return <tuple>entry
+    bare = layout[1]
+    if bare is not None and (type(bare) is not str or not bare):
+        raise TypeError(f'{cls.__name__}.bare_call_open must be a non-empty str or None, got {bare!r}')
+    if len(_declared_layouts) >= 256:
+        _declared_layouts.clear()
+    _declared_layouts[cls] = layout
+    return layout
+
+
 cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
     # The outer close tag bounds a JSON value (see JsonValueScanner.scan_to_marker).
@@ -118,9 +155,17 @@ cdef class JsonToolParser(ToolParser):
     tool_close_tag = None
     name_field = 'name'
     argument_field = 'arguments'
+    # True: the payload is a JSON array of envelopes (see the module docs).
+    envelope_array = False
 
     def __cinit__(self, *args, **kwargs):
         cdef tuple fields = _declared_fields(type(self))
+        cdef tuple layout = _declared_layout(type(self))
+        self._envelope_array = bool(layout[0])
+        # a second opener the router finds in plain text (not with a Python payload hook)
+        self._bare_open = layout[1] if not (self._hooks & HOOK_PAYLOAD) else None
+        self._in_array = False
+        self._skip_open = 0
         self._name_field = <str>fields[0]
         self._argument_field = <str>fields[1]
         self._value_scanner = JsonValueScanner()
@@ -141,7 +186,18 @@ cdef class JsonToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         open_tag = self.get_tool_open_tag()
         self._open_tag = open_tag if isinstance(open_tag, str) and open_tag else None
+        self._in_array = False
+        self._skip_open = 0
         self.next_envelope(P_START)
+        return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        """A block opened with ``bare_call_open`` (left at the start of the text): skipped like the open tag."""
+        if self._hooks & HOOK_BEGIN_BLOCK:
+            self.begin_tool_block()
+        else:
+            self.begin_block_c()
+        self._skip_open = PyUnicode_GET_LENGTH(<str>self._bare_open)
         return 0
 
     cdef int next_envelope(self, int phase) except -1:
@@ -223,6 +279,65 @@ cdef class JsonToolParser(ToolParser):
                 return pos
         self.end_block_here(deltas)
         return pos
+
+    cdef Py_ssize_t array_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1:
+        """After an envelope inside ``[...]`` with no close tag: ``,`` and whitespace are skipped,
+        ``{`` starts the next call, ``]`` ends the payload (consumed); other text ends the block
+        before it (content). Returns ``size`` with the phase unchanged when the text runs out."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_UCS4 ch
+        while pos < size:
+            ch = PyUnicode_READ(kind, data, pos)
+            if _json_ws(ch) or ch == u',':
+                pos += 1
+            elif ch == u'{':
+                self.next_envelope(P_KEY)
+                return pos + 1
+            elif ch == u']':
+                self._in_array = False
+                self._payload_closed = True
+                return pos + 1
+            else:
+                self.end_block_here(deltas)
+                return pos
+        return pos
+
+    cdef Py_ssize_t array_start(self, Py_UCS4 ch, Py_ssize_t pos, list deltas) except -1:
+        """Phase start of an ``envelope_array`` dialect at a non-space ``ch``: returns the new cursor."""
+        if ch == u'{':
+            self._phase = P_KEY
+        elif ch == u'[' and not self._in_array:
+            self._in_array = True
+        elif ch == u']' and self._in_array:
+            self._in_array = False  # ``[]``: no call
+            self._payload_closed = True
+        elif not (ch == u',' and self._in_array):
+            self.end_block_here(deltas)  # not JSON: no call, the text is content
+            return pos
+        return pos + 1
+
+    cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1:
+        """The bare opener at the start of the text (the router found it whole) is the block's only
+        when ``[`` or ``{`` follows it (after whitespace); otherwise it is handed back as content.
+        Returns 0 with ``_skip_open`` kept while the whitespace after it runs to the end."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t start = self._skip_open, q = self._skip_open
+        cdef Py_UCS4 ch
+        while q < size and q - start <= _TAIL_WINDOW and _json_ws(PyUnicode_READ(kind, data, q)):
+            q += 1
+        if q < size:
+            ch = PyUnicode_READ(kind, data, q)
+            if ch == u'[' or ch == u'{':
+                self._skip_open = 0
+                return start
+        elif not final and q - start <= _TAIL_WINDOW:
+            return 0
+        self._skip_open = 0
+        self._handback = PyUnicode_Substring(text, 0, q)
+        self.end_block_here(deltas)
+        return q
 
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size):
         """Offset just after the closing quote of the string whose body (or held rest) starts at ``pos``.
@@ -310,6 +425,10 @@ cdef class JsonToolParser(ToolParser):
         close_tag = self._close_tag
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
+        if self._skip_open:
+            pos = self.bare_opener(text, size, deltas, final)
+            if self._skip_open or self._payload_closed:
+                return pos
         while pos < size and not self._payload_closed:
             phase = self._phase
             if self._str_open:
@@ -325,7 +444,10 @@ cdef class JsonToolParser(ToolParser):
                     break
                 continue
             if phase == P_TAIL and close_tag is None:
-                pos = self.separator_tail(text, pos, size, deltas, final)
+                if self._in_array:
+                    pos = self.array_tail(text, pos, size, deltas)
+                else:
+                    pos = self.separator_tail(text, pos, size, deltas, final)
                 if self._phase == P_TAIL and not self._payload_closed:
                     break  # an undecided separator: held
                 continue
@@ -361,6 +483,9 @@ cdef class JsonToolParser(ToolParser):
                 pos += 1  # stray closers and separators are dropped
                 continue
             if phase == P_START:
+                if self._envelope_array:
+                    pos = self.array_start(ch, pos, deltas)
+                    continue
                 if ch == u'{':
                     self._phase = P_KEY
                 pos += 1  # anything before the envelope's brace is skipped

@@ -1,0 +1,56 @@
+"""IBM Granite 3.x (JSON-array tool calls, "Here is my thought process:" reasoning) and Granite 4.
+
+Syntax:
+
+- Granite 3.0-3.3 chat templates (ibm-granite/granite-3.x-*-instruct
+  ``tokenizer_config.json``: "respond only with <|tool_call|> followed by a
+  JSON list of tools used"): ``<|tool_call|>[{"name": "f", "arguments": {...}}, ...]``,
+  ``<|tool_call|>`` a special token, no close tag; Granite 3.1 is also seen
+  writing ``<tool_call>`` as text (vLLM's ``vllm/parser/granite.py`` accepts
+  both: here ``<tool_call>`` is the dialect's second opener). Text after the
+  array's ``]`` is content.
+- Granite 3.2/3.3 reasoning (``thinking=True``): ``Here is my thought process:``
+  ... ``Here is my response:`` (vLLM's ``granite_reasoning_parser.py``); output
+  starts as content. vLLM also accepts ``Here's``: lmparse reads only the
+  template's ``Here is`` spelling.
+- Granite 4.0 (ibm-granite/granite-4.0-* chat template: "return a json object
+  with function name and arguments within <tool_call></tool_call> XML tags"):
+  the Hermes format, so ``granite4`` is an alias of ``hermes``
+  (``lmparse.dialects.hermes``), as vLLM's ``granite4_tool_parser.py`` reads.
+- Granite 4.2 thinking (vLLM / SGLang ``granite_thinking_parser``): ``<think>``
+  ... ``</think>``, starting in reasoning unless ``enable_thinking`` is False:
+  an alias of the ``default`` reasoning parser. (Its tool calls are the
+  Nemotron V3 / Qwen3-Coder XML format.)
+"""
+from __future__ import annotations
+
+from lmparse.reasoning import ReasoningParser
+from lmparse.registry import ReasoningParserManager, ToolParserManager
+from lmparse.tools.json_parser import JsonToolParser
+
+__all__ = ['GraniteReasoningParser', 'GraniteToolParser']
+
+
+@ToolParserManager.register_module('granite')
+class GraniteToolParser(JsonToolParser):
+    """``<|tool_call|>[{"name": ..., "arguments": {...}}, ...]`` (or ``<tool_call>[...]``), no close tag."""
+
+    tool_open_tag = '<|tool_call|>'
+    tool_close_tag = None
+    envelope_array = True
+    bare_call_open = '<tool_call>'
+    # <|tool_call|> is a special token: keep it in the decoded text.
+    request_settings_with_tools = {'skip_special_tokens': False}
+
+
+@ReasoningParserManager.register_module('granite')
+class GraniteReasoningParser(ReasoningParser):
+    """``Here is my thought process:`` ... ``Here is my response:``; output starts as content."""
+
+    reasoning_open_tag = 'Here is my thought process:'
+    reasoning_close_tag = 'Here is my response:'
+    open_tag_in_prompt = False
+
+
+# Granite 4.2 thinking: the <think> protocol of the default reasoning parser.
+ReasoningParserManager.register_module('granite_thinking_parser', module=ReasoningParser)
