@@ -33,6 +33,9 @@ from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolPa
 from lmparse.dialects.kimi import KimiK2ToolParser
 from lmparse.dialects.llama import Llama3JsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
+from lmparse.dialects.deepseek import DeepSeekV41ToolParser
+from lmparse.dialects.kimi import KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.minimax import MiniMaxM2ReasoningParser, MiniMaxM2ToolParser, MiniMaxM3ReasoningParser
 
 __version__ = '0.1.0'
 
@@ -43,6 +46,7 @@ __all__ = [
     'DeepSeekV32ReasoningParser',
     'DeepSeekV32ToolParser',
     'DeepSeekV4ReasoningParser',
+    'DeepSeekV41ToolParser',
     'DeepSeekV4ToolParser',
     'DsmlToolParser',
     'DeltaFunctionCall',
@@ -58,8 +62,13 @@ __all__ = [
     'JsonToolParser',
     'JsonValueScanner',
     'KimiK2ToolParser',
+    'KimiK3ReasoningParser',
+    'KimiK3ToolParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
+    'MiniMaxM2ReasoningParser',
+    'MiniMaxM2ToolParser',
+    'MiniMaxM3ReasoningParser',
     'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',

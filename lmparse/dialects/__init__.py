@@ -5,5 +5,6 @@ name and its aliases (``import lmparse`` does it). Which family a dialect
 sits on, and what it declares, is in each module; README "Writing a dialect".
 """
 from lmparse.dialects import deepseek, glm, gpt_oss, internlm, kimi, llama, qwen
+from lmparse.dialects import minimax
 
-__all__ = ['deepseek', 'glm', 'gpt_oss', 'internlm', 'kimi', 'llama', 'qwen']
+__all__ = ['deepseek', 'glm', 'gpt_oss', 'internlm', 'kimi', 'llama', 'minimax', 'qwen']
