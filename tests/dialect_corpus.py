@@ -181,11 +181,14 @@ def _marker_attrs(cls: Any) -> list[str]:
 
 
 def dsml_markers(cls: Any) -> dict[str, str]:
-    tok = cls.dsml_token
-    inv, par = cls.invoke_element, cls.parameter_element
+    """The attribute-named family's tags as the class declares them (DSML, MiniMax, Kimi K3 XTML)."""
+    inv, par, inv_close, par_close, _ = cls._family_markers()
+    end = cls.tag_close
+    string = f' {cls.string_attribute}="{cls.string_attribute_values[0]}"' if cls.string_attribute else ''
     return {'open': cls.get_tool_open_tag(), 'close': cls.get_tool_close_tag(),
-            'invoke': f'<{tok}{inv} name="', 'invoke_close': f'</{tok}{inv}>',
-            'param': f'<{tok}{par} name="', 'param_close': f'</{tok}{par}>'}
+            'invoke': f'{inv} {cls.call_name_attribute}="', 'invoke_close': inv_close,
+            'param': f'{par} {cls.parameter_key_attribute}="', 'param_close': par_close,
+            'name_end': f'"{end}', 'string_end': f'"{string}{end}'}
 
 
 def tool_markers(cls: Any) -> list[str]:
@@ -200,6 +203,7 @@ def tool_markers(cls: Any) -> list[str]:
                                                   'value_open', 'arg_value_close_tag', 'function_close')]
     elif issubclass(cls, DsmlToolParser):
         found += list(dsml_markers(cls).values()) + ['" string="true">', '" string="false">', '">']
+        found += [cls.tag_open, cls.end_tag_open, cls.tag_close]
     elif issubclass(cls, SectionToolParser):
         found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
                                                   'argument_begin', 'call_end')] + ['functions.']
@@ -342,9 +346,9 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             name = _pick_name(rng)
             params = _json_args(rng, _params_for(name))
             calls.append((name, params))
-            body += m['invoke'] + name + '">\n'
+            body += m['invoke'] + name + m['name_end'] + '\n'
             for k, v in params.items():
-                body += m['param'] + k + '" string="true">' + v + m['param_close'] + '\n'
+                body += m['param'] + k + m['string_end'] + v + m['param_close'] + '\n'
             body += m['invoke_close'] + '\n'
         return m['open'] + body + m['close'], calls
     if issubclass(cls, SectionToolParser):
