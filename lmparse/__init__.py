@@ -15,6 +15,7 @@ from lmparse.tools import (
     DsmlToolParser,
     JsonToolParser,
     JsonValueScanner,
+    NsElementToolParser,
     SectionToolParser,
     ToolParser,
     XmlToolParser,
@@ -35,7 +36,12 @@ from lmparse.dialects.llama import Llama3JsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.deepseek import DeepSeekV41ToolParser
 from lmparse.dialects.kimi import KimiK3ReasoningParser, KimiK3ToolParser
-from lmparse.dialects.minimax import MiniMaxM2ReasoningParser, MiniMaxM2ToolParser, MiniMaxM3ReasoningParser
+from lmparse.dialects.minimax import (
+    MiniMaxM2ReasoningParser,
+    MiniMaxM2ToolParser,
+    MiniMaxM3ReasoningParser,
+    MiniMaxM3ToolParser,
+)
 
 __version__ = '0.1.0'
 
@@ -69,6 +75,8 @@ __all__ = [
     'MiniMaxM2ReasoningParser',
     'MiniMaxM2ToolParser',
     'MiniMaxM3ReasoningParser',
+    'MiniMaxM3ToolParser',
+    'NsElementToolParser',
     'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',

@@ -4,12 +4,14 @@
 - ``JsonToolParser``: one JSON envelope per block (``JsonValueScanner`` finds value ends).
 - ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
 - ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
+- ``NsElementToolParser``: namespace-marked element calls, arguments named by their element (MiniMax M3).
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
 """
 from lmparse.tools.base import ToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -17,6 +19,7 @@ __all__ = [
     'DsmlToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'NsElementToolParser',
     'SectionToolParser',
     'ToolParser',
     'XmlToolParser',

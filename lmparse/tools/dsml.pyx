@@ -24,6 +24,7 @@ scanning for it once.
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
+from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
@@ -123,75 +124,6 @@ cdef tuple _class_entry(type cls):
         _marker_cache.clear()
     _marker_cache[cls] = entry
     return <tuple>entry
-
-
-cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
-    while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
-        pos += 1
-    return pos
-
-
-cdef Py_ssize_t _attribute(str h, int kind, void *data, Py_ssize_t a, Py_ssize_t b, str attr,
-                           Py_ssize_t *value_end) noexcept:
-    """Value span of the attribute ``attr`` in the header ``h[a:b]``, read pair by pair.
-
-    Returns the value start (-1 when absent); ``value_end[0]`` its end. Values
-    are ``"..."``, ``'...'`` (to the closing quote, or the header end) or bare
-    (to the next space); a name without ``=`` has no value.
-    """
-    cdef Py_ssize_t pos = a, name_start, name_end, vs, ve, n = PyUnicode_GET_LENGTH(attr)
-    cdef Py_UCS4 ch, quote
-    while True:
-        pos = _skip_space(kind, data, pos, b)
-        if pos >= b:
-            return -1
-        name_start = pos
-        while pos < b:
-            ch = PyUnicode_READ(kind, data, pos)
-            if ch == u'=' or Py_UNICODE_ISSPACE(ch):
-                break
-            pos += 1
-        name_end = pos
-        pos = _skip_space(kind, data, pos, b)
-        vs = ve = -1
-        if pos < b and PyUnicode_READ(kind, data, pos) == u'=':
-            pos = _skip_space(kind, data, pos + 1, b)
-            quote = PyUnicode_READ(kind, data, pos) if pos < b else 0
-            if quote == u'"' or quote == u"'":
-                vs = ve = pos + 1
-                while ve < b and PyUnicode_READ(kind, data, ve) != quote:
-                    ve += 1
-                pos = ve + 1
-            else:
-                vs = ve = pos
-                while ve < b and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, ve)):
-                    ve += 1
-                pos = ve
-        if (vs >= 0 and name_end - name_start == n
-                and marker_match(kind, data, name_start, name_end, attr) == 2):
-            value_end[0] = ve
-            return vs
-
-
-cdef str _attribute_text(str h, Py_ssize_t a, Py_ssize_t b, tuple entities):
-    """``h[a:b]`` with the declared character entities replaced, in declared order."""
-    cdef str s = PyUnicode_Substring(h, a, b)
-    if entities and PyUnicode_FindChar(s, u'&', 0, b - a, 1) >= 0:
-        for entity, char in entities:
-            s = s.replace(entity, char)
-    return s
-
-
-cdef Py_ssize_t _partial_end(str text, int kind, void *data, Py_ssize_t pos, Py_ssize_t size, str marker) noexcept:
-    """Where a proper prefix of ``marker`` ending the text starts (``size`` when none)."""
-    cdef Py_ssize_t at = size - PyUnicode_GET_LENGTH(marker) + 1
-    if at < pos:
-        at = pos
-    while at < size:
-        if marker_match(kind, data, at, size, marker) == 1:
-            return at
-        at += 1
-    return size
 
 
 cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
