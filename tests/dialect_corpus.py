@@ -33,6 +33,7 @@ from lmparse import BaseResponseParser, ReasoningParserManager, ResponseParserMa
 from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -204,6 +205,8 @@ def tool_markers(cls: Any) -> list[str]:
     elif issubclass(cls, DsmlToolParser):
         found += list(dsml_markers(cls).values()) + ['" string="true">', '" string="false">', '">']
         found += [cls.tag_open, cls.end_tag_open, cls.tag_close]
+    elif issubclass(cls, NsElementToolParser):
+        found += [cls.namespace, f'{cls.namespace}<{cls.invoke_element} ', f'{cls.namespace}</', '">']
     elif issubclass(cls, SectionToolParser):
         found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
                                                   'argument_begin', 'call_end')] + ['functions.']
@@ -351,6 +354,18 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
                 body += m['param'] + k + m['string_end'] + v + m['param_close'] + '\n'
             body += m['invoke_close'] + '\n'
         return m['open'] + body + m['close'], calls
+    if issubclass(cls, NsElementToolParser):
+        ns = cls.namespace
+        calls = []
+        body = '\n'
+        for _ in range(rng.randint(1, 3)):
+            name = _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))
+            body += f'{ns}<{cls.invoke_element} {cls.call_name_attribute}="{name}">\n'
+            body += ''.join(f'{ns}<{k}>{v}{ns}</{k}>\n' for k, v in params.items())
+            body += f'{ns}</{cls.invoke_element}>\n'
+        return cls.get_tool_open_tag() + body + cls.get_tool_close_tag(), calls
     if issubclass(cls, SectionToolParser):
         calls = []
         body = ''

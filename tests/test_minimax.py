@@ -193,3 +193,111 @@ M3 = [
 def test_m3_reasoning(case: Case, make_parser: Any) -> None:
     check_complete(case, make_parser)
     check_chunkings(case, make_parser, ('<mm:think>', '</mm:think>'))
+
+
+# ---- MiniMax M3: namespace-marked elements ------------------------------------------
+
+NS = ']<]minimax[>['
+M3_TAGS = (NS, f'{NS}<tool_call>', f'{NS}</tool_call>', f'{NS}<invoke', f'{NS}</invoke>', '">')
+ORDER = {'type': 'function', 'function': {'name': 'create_order', 'parameters': {'type': 'object', 'properties': {
+    'user_id': {'type': 'integer'}, 'note': {'type': 'string'}, 'meta': {'type': 'object'}, 'tags': {'type': 'array'},
+    'items': {'type': 'array', 'items': {'type': 'object', 'properties': {'sku': {'type': 'string'},
+                                                                           'qty': {'type': 'integer'}}}},
+    'flag': {'type': 'boolean'}, 'maybe': {'type': ['string', 'null']}}}}}
+M3_TOOLS = {'tools': [tool('get_weather'), tool('get_time'), tool('search'), ORDER]}
+
+
+def m3_blk(*invokes: str) -> str:
+    return f'\n{NS}<tool_call>\n' + ''.join(i + '\n' for i in invokes) + f'{NS}</tool_call>'
+
+
+def m3_inv(fn: str, *params: str) -> str:
+    return f'{NS}<invoke name="{fn}">\n' + ''.join(p + '\n' for p in params) + f'{NS}</invoke>'
+
+
+def el(name: str, *body: str) -> str:
+    return f'{NS}<{name}>' + ''.join(body) + f'{NS}</{name}>'
+
+
+def m3(id: str, text: str, content: str | None, reasoning: str | None, calls: list[tuple[str, str]],
+       invalid_json: bool = False, **request: Any) -> Case:
+    return Case(id, text, content, reasoning, calls, 'minimax_m3', 'minimax_m3', {**M3_TOOLS, **request}, invalid_json)
+
+
+ENABLED = {'chat_template_kwargs': {'thinking_mode': 'enabled'}}
+M3_CASES = [
+    m3('m3-order', 'Plan the order.</mm:think>Placing it.' + m3_blk(m3_inv(
+        'create_order', el('user_id', '42'), el('note', 'gift <wrap> "now" 北京'),
+        el('items', '\n', el('item', el('sku', 'book-001'), el('qty', '2')), '\n', el('item', el('sku', 'pen')), '\n'),
+        el('meta', el('a', '1'), el('a', '2')), el('tags'), el('flag', 'true'), el('maybe', 'null'))),
+       'Placing it.\n', 'Plan the order.',
+       [('create_order', '{"user_id": 42, "note": "gift <wrap> \\"now\\" 北京", "items": [{"sku": "book-001", "qty": 2}, '
+                         '{"sku": "pen"}], "meta": {"a": ["1", "2"]}, "tags": [], "flag": true, "maybe": null}')],
+       **ENABLED),
+    m3('m3-several-with-unknown', m3_blk(m3_inv('get_weather', el('city', 'Paris')), m3_inv('rm', el('p', '/')),
+                                         m3_inv('search', el('query', 'q'), el('limit', '5'))),
+       '\n', None, [('get_weather', '{"city": "Paris"}'), ('search', '{"query": "q", "limit": 5}')]),
+    m3('m3-untyped-and-mixed', m3_blk(m3_inv('create_order', el('extra', 'free'), el('obj', 'text ', el('k', 'v')),
+                                             el('invoke_id', '7'))),
+       '\n', None, [('create_order', '{"extra": "free", "obj": {"k": "v", "$text": "text "}, "invoke_id": "7"}')]),
+    m3('m3-in-reasoning', 'Need time.' + m3_blk(m3_inv('get_time')) + 'More.</mm:think>Noon.', 'Noon.',
+       'Need time.\nMore.', [('get_time', '{}')], **ENABLED),
+    m3('m3-text-after', 'a' + m3_blk(m3_inv('get_time')) + '\nb', 'a\n\nb', None, [('get_time', '{}')]),
+    m3('m3-not-markup', 'a <tool_call> <invoke name="x"> ]<]mini', 'a <tool_call> <invoke name="x"> ]<]mini', None, []),
+    # malformed and truncated
+    m3('m3-invoke-without-name', m3_blk(f'{NS}<invoke>\n{NS}</invoke>', m3_inv('get_time')), '\n', None,
+       [('get_time', '{}')]),
+    m3('m3-stray-close-and-missing-invoke-close', m3_blk(f'{NS}<invoke name="search">\n{NS}</x>' + el('query', 'q')),
+       '\n', None, [('search', '{"query": "q"}')]),
+    m3('m3-missing-parameter-close', m3_blk(f'{NS}<invoke name="search">\n{NS}<limit>5\n{NS}</invoke>'), '\n', None,
+       [('search', '{"limit": 5}')]),
+    m3('m3-truncated-in-string', f'\n{NS}<tool_call>\n{NS}<invoke name="get_weather">\n{NS}<city>Par', '\n', None,
+       [('get_weather', '{"city": "Par"}')]),
+    m3('m3-truncated-in-nested', f'\n{NS}<tool_call>\n{NS}<invoke name="create_order">\n{NS}<items>{NS}<item>{NS}<sku>p',
+       '\n', None, [('create_order', '{"items": "]<]minimax[>[<item>]<]minimax[>[<sku>p"}')]),
+    m3('m3-truncated-in-header', f'\n{NS}<tool_call>\n{NS}<invoke name="search">\n{NS}<lim', '\n', None,
+       [('search', '{}')]),
+    m3('m3-truncated-in-invoke-header', f'ok\n{NS}<tool_call>\n{NS}<invoke name="get_t', 'ok\n', None, []),
+]
+M3_IDS = [c.id for c in M3_CASES]
+
+
+@pytest.mark.parametrize('case', M3_CASES, ids=M3_IDS)
+def test_m3_parse_complete(case: Case, make_parser: Any) -> None:
+    check_complete(case, make_parser)
+
+
+@pytest.mark.parametrize('case', M3_CASES, ids=M3_IDS)
+def test_m3_stream_chunkings(case: Case, make_parser: Any) -> None:
+    check_chunkings(case, make_parser, M3_TAGS)
+    assert stream_key(case, make_parser, marker_atomic_chunks(case.text, (NS, '<mm:think>', '</mm:think>'))) \
+        == case.expected
+
+
+@pytest.mark.parametrize('case', M3_CASES[:2], ids=M3_IDS[:2])
+def test_m3_every_two_way_split(case: Case, make_parser: Any) -> None:
+    check_every_two_way_split(case, make_parser)
+
+
+@pytest.mark.parametrize('case', M3_CASES, ids=M3_IDS)
+def test_m3_streamed_arguments_match_complete(case: Case, make_parser: Any) -> None:
+    check_fragments(case, make_parser)
+
+
+def test_m3_every_truncation_streams_like_complete(make_parser: Any) -> None:
+    text = M3_CASES[0].text
+    for n in range(1, len(text) + 1):
+        cut = Case('cut', text[:n], None, None, [], 'minimax_m3', 'minimax_m3', {**M3_TOOLS, **ENABLED})
+        want = stream_key(cut, make_parser, [cut.text])
+        assert stream_key(cut, make_parser, marker_atomic_chunks(cut.text, (NS,))) == want, n
+
+
+def test_m3_string_streams_and_registry(make_parser: Any) -> None:
+    from lmparse import MiniMaxM3ToolParser
+    for name in ('minimax_m3', 'minimax-m3'):
+        assert ToolParserManager.get(name) is MiniMaxM3ToolParser
+    assert MiniMaxM3ToolParser.get_tool_open_tag() == f'{NS}<tool_call>'
+    parser = make_parser('minimax_m3', 'minimax_m3', **M3_TOOLS)
+    head = f'x{NS}<tool_call>\n{NS}<invoke name="search">\n{NS}<query>long '
+    out = [d.function.arguments for m, _ in parser.stream_chunk(head, []) for d in (m.tool_calls or [])]
+    assert out == [None, '{"query": "', 'long ']
