@@ -47,8 +47,9 @@ class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
 class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
     """The V4 grammar with a space after the DSML token: ``<｜DSML｜ calls>`` blocks.
 
-    Like V4, only the block tags are single tokens; every proper prefix of
-    every tag is held back (as cheap as holding the token-aligned ones).
+    ``｜DSML｜`` is one token of DeepSeek's vocabulary, but ``<``, the space
+    and element name and ``>`` are ordinary tokens, so a tag can end a chunk
+    after any of them: every proper prefix of every tag is held back.
     """
 
     dsml_token = '\uff5cDSML\uff5c '  # the space is part of every V4.1 tag
