@@ -16,6 +16,7 @@ from lmparse.tools import (
     DsmlToolParser,
     JsonToolParser,
     JsonValueScanner,
+    NsElementToolParser,
     SectionToolParser,
     ToolParser,
     XmlToolParser,
@@ -43,6 +44,14 @@ from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
 from lmparse.dialects.hermes import HermesToolParser
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
+from lmparse.dialects.deepseek import DeepSeekV41ToolParser
+from lmparse.dialects.kimi import KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.minimax import (
+    MiniMaxM2ReasoningParser,
+    MiniMaxM2ToolParser,
+    MiniMaxM3ReasoningParser,
+    MiniMaxM3ToolParser,
+)
 
 __version__ = '0.1.0'
 
@@ -57,6 +66,7 @@ __all__ = [
     'DeepSeekV32ReasoningParser',
     'DeepSeekV32ToolParser',
     'DeepSeekV4ReasoningParser',
+    'DeepSeekV41ToolParser',
     'DeepSeekV4ToolParser',
     'DsmlToolParser',
     'DeltaFunctionCall',
@@ -74,8 +84,15 @@ __all__ = [
     'JsonToolParser',
     'JsonValueScanner',
     'KimiK2ToolParser',
+    'KimiK3ReasoningParser',
+    'KimiK3ToolParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
+    'MiniMaxM2ReasoningParser',
+    'MiniMaxM2ToolParser',
+    'MiniMaxM3ReasoningParser',
+    'MiniMaxM3ToolParser',
+    'NsElementToolParser',
     'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',

@@ -34,6 +34,7 @@ from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser
 from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -182,11 +183,14 @@ def _marker_attrs(cls: Any) -> list[str]:
 
 
 def dsml_markers(cls: Any) -> dict[str, str]:
-    tok = cls.dsml_token
-    inv, par = cls.invoke_element, cls.parameter_element
+    """The attribute-named family's tags as the class declares them (DSML, MiniMax, Kimi K3 XTML)."""
+    inv, par, inv_close, par_close, _ = cls._family_markers()
+    end = cls.tag_close
+    string = f' {cls.string_attribute}="{cls.string_attribute_values[0]}"' if cls.string_attribute else ''
     return {'open': cls.get_tool_open_tag(), 'close': cls.get_tool_close_tag(),
-            'invoke': f'<{tok}{inv} name="', 'invoke_close': f'</{tok}{inv}>',
-            'param': f'<{tok}{par} name="', 'param_close': f'</{tok}{par}>'}
+            'invoke': f'{inv} {cls.call_name_attribute}="', 'invoke_close': inv_close,
+            'param': f'{par} {cls.parameter_key_attribute}="', 'param_close': par_close,
+            'name_end': f'"{end}', 'string_end': f'"{string}{end}'}
 
 
 def tool_markers(cls: Any) -> list[str]:
@@ -201,6 +205,9 @@ def tool_markers(cls: Any) -> list[str]:
                                                   'value_open', 'arg_value_close_tag', 'function_close')]
     elif issubclass(cls, DsmlToolParser):
         found += list(dsml_markers(cls).values()) + ['" string="true">', '" string="false">', '">']
+        found += [cls.tag_open, cls.end_tag_open, cls.tag_close]
+    elif issubclass(cls, NsElementToolParser):
+        found += [cls.namespace, f'{cls.namespace}<{cls.invoke_element} ', f'{cls.namespace}</', '">']
     elif issubclass(cls, SectionToolParser):
         found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
                                                   'argument_begin', 'call_end')] + ['functions.']
@@ -363,11 +370,23 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             name = _pick_name(rng)
             params = _json_args(rng, _params_for(name))
             calls.append((name, params))
-            body += m['invoke'] + name + '">\n'
+            body += m['invoke'] + name + m['name_end'] + '\n'
             for k, v in params.items():
-                body += m['param'] + k + '" string="true">' + v + m['param_close'] + '\n'
+                body += m['param'] + k + m['string_end'] + v + m['param_close'] + '\n'
             body += m['invoke_close'] + '\n'
         return m['open'] + body + m['close'], calls
+    if issubclass(cls, NsElementToolParser):
+        ns = cls.namespace
+        calls = []
+        body = '\n'
+        for _ in range(rng.randint(1, 3)):
+            name = _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))
+            body += f'{ns}<{cls.invoke_element} {cls.call_name_attribute}="{name}">\n'
+            body += ''.join(f'{ns}<{k}>{v}{ns}</{k}>\n' for k, v in params.items())
+            body += f'{ns}</{cls.invoke_element}>\n'
+        return cls.get_tool_open_tag() + body + cls.get_tool_close_tag(), calls
     if issubclass(cls, SectionToolParser):
         calls = []
         body = ''

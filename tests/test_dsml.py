@@ -170,7 +170,7 @@ def cases_for(tool: str) -> list[Case]:
         Case(f'{p}-truncated-after-open', tool, f'ok\n\n<{D}{BLOCK[tool]}>', 'ok', None, []),
         Case(f'{p}-truncated-before-close', tool,
              f'\n\n<{D}{BLOCK[tool]}>\n{invoke("get_time")}\n</{D}', None, None, [('get_time', '{}')]),
-        # header attributes are read in place: first ``name="`` match, value to the quote or the header end
+        # header attributes are read in place, pair by pair: a value runs to its quote or the header end
         Case(f'{p}-header-attributes', tool, b(
             f'<{D}invoke  data-x="1" name="search" >\n'
             f'<{D}parameter string="true" name="城市">巴黎</{D}parameter>\n'
@@ -179,7 +179,7 @@ def cases_for(tool: str) -> list[Case]:
             f'<{D}parameter name="u" string="true>w</{D}parameter>\n'
             f'<{D}parameter string="true">x</{D}parameter>\n'
             f'<{D}parameter name="n" string=" true">1</{D}parameter>\n</{D}invoke>'),
-             None, None, [('search', '{"城市": "巴黎", "a\\\\b": 7, "k": "v", "u": "w", "": "x", "n": 1}')]),
+             None, None, [('search', '{"城市": "巴黎", "a\\\\b": 7, "q": "v", "u": "w", "": "x", "n": 1}')]),
         Case(f'{p}-invoke-name-unquoted-to-header-end', tool,
              b(f'<{D}invoke name="get_time>\n</{D}invoke>'), None, None, [('get_time', '{}')]),
         # raw text longer than one '<'-by-'<' scan: substring search, partial close tags only at the end

@@ -14,10 +14,11 @@ from lmparse.dialects import (
     internlm,
     kimi,
     llama,
+    minimax,
     mistral,
     qwen,
     seed_oss,
 )
 
-__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'internlm', 'kimi', 'llama', 'mistral',
-           'qwen', 'seed_oss']
+__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'internlm', 'kimi', 'llama', 'minimax',
+           'mistral', 'qwen', 'seed_oss']

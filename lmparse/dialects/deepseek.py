@@ -1,12 +1,29 @@
-"""DeepSeek: DSML tool calls (V3.2, V4) and the DeepSeek reasoning switches (V3, V3.2, V4).
+"""DeepSeek: V3/R1/V3.1 special-token sections, DSML tool calls (V3.2, V4, V4.1) and the reasoning switches.
 
-Syntax: deepseek-ai/DeepSeek-V3.2's ``encoding/encoding_dsv32.py`` and chat
-template (``\\n\\n<｜DSML｜function_calls>`` blocks of
-``<｜DSML｜invoke name="NAME">`` / ``<｜DSML｜parameter name="KEY" string="true|false">``),
-DeepSeek V4's template (the same grammar in ``<｜DSML｜tool_calls>`` blocks),
-and LMDeploy 0.18's ``deepseek_v32_tool_parser`` / ``deepseek_v4_tool_parser``
-and DeepSeek reasoning parsers. The templates write ``<think>`` into the
-prompt only when a thinking switch is on.
+Syntax sources:
+
+- V3 / R1 / R1-0528: the chat template in deepseek-ai/DeepSeek-V3's
+  ``tokenizer_config.json``
+  (``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\n{...}\\n```<｜tool▁call▁end｜>``,
+  calls separated by a line break, then ``<｜tool▁calls▁end｜>``). Every marker is
+  one special token of the DeepSeek V3 tokenizer (ids 128806-128809 and 128814),
+  so these are the Kimi K2 section family with other markers and header layouts.
+- V3.1: deepseek-ai/DeepSeek-V3.1's template
+  (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``; the generation
+  prompt ends in ``<think>`` when the ``thinking`` switch is on), and the vLLM /
+  SGLang DeepSeek V3 and V3.1 parsers.
+- V3.2: deepseek-ai/DeepSeek-V3.2's ``encoding/encoding_dsv32.py`` and chat
+  template (``\\n\\n<｜DSML｜function_calls>`` blocks of ``<｜DSML｜invoke name="NAME">`` /
+  ``<｜DSML｜parameter name="KEY" string="true|false">``); V4's template (the same
+  grammar in ``<｜DSML｜tool_calls>`` blocks); LMDeploy 0.18's
+  ``deepseek_v32_tool_parser`` / ``deepseek_v4_tool_parser`` and DeepSeek reasoning
+  parsers. The templates write ``<think>`` into the prompt only when a thinking
+  switch is on.
+- V4.1 writes the V4 grammar with a space after the DSML token in every tag
+  (``<｜DSML｜ calls>``, ``<｜DSML｜ invoke name="X">``): vLLM 0.33's
+  ``vllm/parser/deepseek_v41.py`` and SGLang 0.5.23's ``deepseekv41_detector.py``
+  (both: "the leading space ... is intentional"). Its reasoning is V4's (both
+  engines reuse V4's), so the V4 reasoning parser also answers to those names.
 """
 from __future__ import annotations
 
@@ -15,64 +32,11 @@ from typing import ClassVar
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.dsml import DsmlToolParser
+from lmparse.tools.sections import SectionToolParser
 
-__all__ = ['DeepSeekV3ReasoningParser', 'DeepSeekV32ReasoningParser', 'DeepSeekV32ToolParser',
-           'DeepSeekV4ReasoningParser', 'DeepSeekV4ToolParser']
-
-
-@ToolParserManager.register_module('deepseek-v32')
-class DeepSeekV32ToolParser(DsmlToolParser):
-    """``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
-
-    tool_calls_block_name = 'function_calls'
-    structural_tag_model = 'deepseek_v3_2'
-
-
-@ToolParserManager.register_module('deepseek-v4')
-class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
-    """The V3.2 grammar in ``<｜DSML｜tool_calls>`` blocks."""
-
-    tool_calls_block_name = 'tool_calls'
-    structural_tag_model = 'deepseek_v4'
-
-
-@ReasoningParserManager.register_module('deepseek-v3')
-class DeepSeekV3ReasoningParser(ReasoningParser):
-    """``<think>`` tags; output starts in reasoning only when ``enable_thinking`` is True.
-
-    Without the switch the model usually answers directly; an explicit
-    ``<think>`` it emits still opens reasoning.
-    """
-
-    thinking_switches = ('enable_thinking',)
-
-
-@ReasoningParserManager.register_module(['deepseek-v32', 'deepseek-v3.2'])
-class DeepSeekV32ReasoningParser(ReasoningParser):
-    """V3.2 thinking mode: starts in reasoning when ``thinking`` or ``enable_thinking`` is True."""
-
-    thinking_switches = ('thinking', 'enable_thinking')
-
-
-@ReasoningParserManager.register_module('deepseek-v4')
-class DeepSeekV4ReasoningParser(DeepSeekV32ReasoningParser):
-    """V4 thinking mode: the same switches and tags as V3.2."""
-
-
-# ---- DeepSeek V3 / R1 / V3.1 special-token tool calls and reasoning ---------------------------
-#
-# Syntax: the chat templates in deepseek-ai/DeepSeek-V3's tokenizer_config.json
-# (``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>``,
-# calls separated by a line break, then ``<｜tool▁calls▁end｜>``; R1 and R1-0528 use the same
-# syntax) and deepseek-ai/DeepSeek-V3.1's (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``;
-# the generation prompt ends in ``<think>`` when the ``thinking`` switch is on, ``</think>``
-# otherwise), and the vLLM / SGLang DeepSeek V3 and V3.1 parsers. Every marker is one special
-# token of the DeepSeek V3 tokenizer (ids 128806-128809 and 128814), so the sections are the
-# Kimi K2 family with other markers and header layouts.
-
-from lmparse.tools.sections import SectionToolParser  # noqa: E402
-
-__all__ += ['DeepSeekV3ToolParser', 'DeepSeekV31ReasoningParser', 'DeepSeekV31ToolParser']
+__all__ = ['DeepSeekV31ReasoningParser', 'DeepSeekV31ToolParser', 'DeepSeekV3ReasoningParser',
+           'DeepSeekV3ToolParser', 'DeepSeekV32ReasoningParser', 'DeepSeekV32ToolParser',
+           'DeepSeekV41ToolParser', 'DeepSeekV4ReasoningParser', 'DeepSeekV4ToolParser']
 
 
 @ToolParserManager.register_module(['deepseek-v3', 'deepseek_v3', 'deepseekv3'])
@@ -104,9 +68,50 @@ class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
     structural_tag_model = 'deepseek_v3_1'
 
 
+@ToolParserManager.register_module(['deepseek-v32', 'deepseek_v32', 'deepseekv32'])
+class DeepSeekV32ToolParser(DsmlToolParser):
+    """``<｜DSML｜function_calls>`` blocks of ``invoke`` / ``parameter`` tags."""
+
+    tool_calls_block_name = 'function_calls'
+    structural_tag_model = 'deepseek_v3_2'
+
+
+@ToolParserManager.register_module(['deepseek-v4', 'deepseek_v4', 'deepseekv4'])
+class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
+    """The V3.2 grammar in ``<｜DSML｜tool_calls>`` blocks."""
+
+    tool_calls_block_name = 'tool_calls'
+    structural_tag_model = 'deepseek_v4'
+
+
+@ToolParserManager.register_module(['deepseek-v41', 'deepseek_v41', 'deepseekv41', 'deepseek-v4.1'])
+class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
+    """The V4 grammar with a space after the DSML token: ``<｜DSML｜ calls>`` blocks.
+
+    ``｜DSML｜`` is one token of DeepSeek's vocabulary, but ``<``, the space
+    and element name and ``>`` are ordinary tokens, so a tag can end a chunk
+    after any of them: every proper prefix of every tag is held back.
+    """
+
+    dsml_token = '\uff5cDSML\uff5c '  # the space is part of every V4.1 tag
+    tool_calls_block_name = 'calls'
+    structural_tag_model = 'deepseek_v4_1'
+
+
 # vLLM's ``deepseek_r1``: output starts in reasoning, an explicit ``<think>`` is dropped,
 # exactly lmparse's 'default' (SGLang's ``deepseek-r1`` is the legacy name for it).
 ReasoningParserManager.register_module('deepseek_r1', module=ReasoningParser)
+
+
+@ReasoningParserManager.register_module('deepseek-v3')
+class DeepSeekV3ReasoningParser(ReasoningParser):
+    """``<think>`` tags; output starts in reasoning only when ``enable_thinking`` is True.
+
+    Without the switch the model usually answers directly; an explicit
+    ``<think>`` it emits still opens reasoning.
+    """
+
+    thinking_switches = ('enable_thinking',)
 
 
 @ReasoningParserManager.register_module(['deepseek-v31', 'deepseek-v3.1', 'deepseek_v3'])
@@ -118,3 +123,16 @@ class DeepSeekV31ReasoningParser(ReasoningParser):
     """
 
     thinking_switches = ('thinking', 'enable_thinking')
+
+
+@ReasoningParserManager.register_module(['deepseek-v32', 'deepseek-v3.2'])
+class DeepSeekV32ReasoningParser(ReasoningParser):
+    """V3.2 thinking mode: starts in reasoning when ``thinking`` or ``enable_thinking`` is True."""
+
+    thinking_switches = ('thinking', 'enable_thinking')
+
+
+@ReasoningParserManager.register_module(['deepseek-v4', 'deepseek_v4', 'deepseek-v41', 'deepseek_v41',
+                                         'deepseek-v4.1'])
+class DeepSeekV4ReasoningParser(DeepSeekV32ReasoningParser):
+    """V4 / V4.1 thinking mode: the same switches and tags as V3.2."""

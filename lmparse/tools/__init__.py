@@ -5,6 +5,7 @@
 - ``JsonHeaderToolParser``: ``NAME[marker]{json}`` header calls, or JSON envelopes (Mistral).
 - ``XmlToolParser``: sequential, function-first, tag-delimited calls (``xml_grammar``, ``xml_values``).
 - ``DsmlToolParser``: DeepSeek's DSML invoke/parameter markup.
+- ``NsElementToolParser``: namespace-marked element calls, arguments named by their element (MiniMax M3).
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
 - ``BraceCallToolParser``: ``call:NAME{key:value}`` calls with delimited strings, converted to JSON.
 """
@@ -14,6 +15,7 @@ from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -23,6 +25,7 @@ __all__ = [
     'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'NsElementToolParser',
     'SectionToolParser',
     'ToolParser',
     'XmlToolParser',

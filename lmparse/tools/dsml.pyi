@@ -11,11 +11,18 @@ DSML_TOKEN: str
 
 @disjoint_base
 class DsmlToolParser(ToolParser):
-    """The DSML grammar: ``<TOKEN BLOCK>`` blocks of ``<TOKEN invoke>`` calls and ``<TOKEN parameter>`` values.
+    """Blocks of attribute-named calls: ``<TOKEN BLOCK>`` of ``<TOKEN invoke name=..>`` and ``<TOKEN parameter name=..>``.
 
-    A dialect declares ``tool_calls_block_name`` and, when they differ,
-    ``dsml_token``, the element names and ``block_lead`` (the text before the
-    block's open tag); the markers are built from them once per class.
+    A dialect declares ``tool_calls_block_name`` and, where they differ from
+    DeepSeek's DSML: ``dsml_token`` (text right after each tag opener), the
+    element names, ``block_lead`` (text before the block's open tag), the tag
+    delimiters ``tag_open`` / ``end_tag_open`` / ``tag_close``, the attributes
+    naming the call and the parameter (``call_name_attribute``,
+    ``parameter_key_attribute``), how a value is typed
+    (``string_attribute`` with ``string_attribute_values`` marking raw text,
+    ``string_by_default`` when it is absent, or ``schema_typed_values``: by the
+    request's JSON schema) and ``attribute_entities`` decoded in names and
+    keys. The markers are built from them once per class.
     """
 
     dsml_token: ClassVar[str]
@@ -23,10 +30,22 @@ class DsmlToolParser(ToolParser):
     invoke_element: ClassVar[str]
     parameter_element: ClassVar[str]
     block_lead: ClassVar[str]
+    tag_open: ClassVar[str]
+    end_tag_open: ClassVar[str]
+    tag_close: ClassVar[str]
+    call_name_attribute: ClassVar[str]
+    parameter_key_attribute: ClassVar[str]
+    string_attribute: ClassVar[str | None]
+    string_attribute_values: ClassVar[tuple[str, ...]]
+    string_by_default: ClassVar[bool]
+    schema_typed_values: ClassVar[bool]
+    attribute_entities: ClassVar[tuple[tuple[str, str], ...]]
     @classmethod
     def get_tool_open_tag(cls) -> str: ...
     @classmethod
     def get_tool_close_tag(cls) -> str: ...
+    @classmethod
+    def _family_markers(cls) -> tuple[str, str, str, str, str]: ...
     @property
     def _phase_name(self) -> str: ...
     @property

@@ -1,26 +1,35 @@
-"""DeepSeek V3.2 / V4 DSML tool calls.
+"""The attribute-named invoke/parameter family (DeepSeek DSML and its relatives).
 
-    \\n\\n<｜DSML｜function_calls>                       (V4: tool_calls)
+    \\n\\n<｜DSML｜function_calls>                       (V4: tool_calls, V4.1: "｜DSML｜ calls")
     <｜DSML｜invoke name="NAME">
     <｜DSML｜parameter name="P" string="true">raw text</｜DSML｜parameter>
     <｜DSML｜parameter name="Q" string="false">JSON</｜DSML｜parameter>
     </｜DSML｜invoke>
     </｜DSML｜function_calls>
 
+A dialect declares the tag delimiters (``<`` ``</`` ``>``; Kimi K3's XTML
+writes ``<|open|>`` ``<|close|>`` ``<|sep|>``), an optional token after them,
+the block / invoke / parameter element names, which header attributes carry
+the call name and the parameter key, and how a value's type is told: an
+attribute (``string="true"``, ``type="string"``) or the request's JSON schema.
+
 The invoke header carries the name, so identity goes out before any
-parameter. Parameters become one JSON object: ``string="true"`` values are
-raw text streamed JSON-escaped up to their close tag; other values are JSON
-source forwarded as it stabilises, their end found by ``JsonValueScanner``.
-Every marker starts with ``<``, so markers are found by scanning ``<`` once.
+parameter. Parameters become one JSON object: raw-text values are streamed
+JSON-escaped up to their close tag; JSON values are forwarded as they
+stabilise, their end found by ``JsonValueScanner``; schema-typed non-string
+values are held to their close tag and converted once (``xml_values``).
+Every marker starts with the same character, so markers are found by
+scanning for it once.
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
-from libc.string cimport memcmp
 
+from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
 from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
+from lmparse.tools.xml_values cimport held_value_json, schema_types_c, value_kind
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -31,7 +40,7 @@ cdef extern from "Python.h":
 
 __all__ = ['DSML_TOKEN', 'DsmlToolParser']
 
-# U+FF5C FULLWIDTH VERTICAL LINE on both sides, as both models' encodings write it.
+# U+FF5C FULLWIDTH VERTICAL LINE on both sides, as DeepSeek's encodings write it.
 DSML_TOKEN = '\uff5cDSML\uff5c'
 
 cdef enum:
@@ -42,6 +51,7 @@ cdef enum:
     D_STRING = 4
     D_JSON = 5
     D_PARAM_END = 6
+    D_HELD = 7
 
 # Marker indices in ``_markers``.
 cdef enum:
@@ -53,28 +63,34 @@ cdef enum:
     K_COUNT = 5
 
 # The markers each phase reacts to, in priority order, -1 ended (anything else
-# before them is skipped). Outside a JSON string a DSML tag cannot be data, so
+# before them is skipped). Outside a JSON string a tag cannot be data, so
 # any of them ends a JSON value.
 cdef int[3] _INVOKE_START_SET = [K_INVOKE, K_BLOCK_CLOSE, -1]
 cdef int[5] _PARAM_OR_END_SET = [K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOKE, -1]
 cdef int[6] _PARAM_END_SET = [K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PARAM, K_INVOKE, -1]
-# A raw string value ends only at its close tag.
+# A raw (or held) value ends only at its close tag.
 cdef int[2] _STRING_END_SET = [K_PARAM_CLOSE, -1]
 cdef enum:
-    # Raw text up to this long is scanned '<' by '<'; longer text with one substring search.
+    # Raw text up to this long is scanned lead by lead; longer text with one substring search.
     _SHORT_VALUE = 256
 
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
-                'string_value', 'json_value', 'parameter_end')
+                'string_value', 'json_value', 'parameter_end', 'held_value')
 
-# The declarations the markers are built from (a DSML dialect's whole syntax).
-cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead')
+# The declarations a dialect's whole syntax is built from.
+cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
+                        'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
+                        'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
+                        'attribute_entities')
+cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
+                            'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
+                            'parameter_key_attribute')
 
-# class -> (declared values, markers, open tag): joining the markers costs more
-# than the rest of a parser's construction. A compiled class's entry is final;
-# a Python class's declarations are compared by identity at each use (the
-# base's class_basis), so a changed declaration rebuilds its entry. Threads
-# racing on a miss only build the same entry twice.
+# class -> (declared values, markers, open tag, settings): joining the markers
+# costs more than the rest of a parser's construction. A compiled class's entry
+# is final; a Python class's declarations are compared by identity at each use
+# (the base's class_basis), so a changed declaration rebuilds its entry.
+# Threads racing on a miss only build the same entry twice.
 cdef dict _marker_cache = {}
 
 
@@ -85,73 +101,52 @@ cdef tuple _class_entry(type cls):
     declared = class_basis(cls, _DECLARED)
     if entry is not None and same_basis(<tuple>(<tuple>entry)[0], declared):
         return <tuple>entry
-    for name, value in zip(_DECLARED, declared):
-        if not isinstance(value, str):
-            raise TypeError(f'{cls.__name__}.{name} must be str, got {type(value).__name__}')
-    token, block, invoke, parameter, lead = declared
-    markers = (f'<{token}{invoke}', f'<{token}{parameter}', f'</{token}{invoke}>',
-               f'</{token}{parameter}>', f'</{token}{block}>')
-    entry = (declared, markers, f'{lead}<{token}{block}>')
+    values = dict(zip(_DECLARED, declared))
+    for name in _STR_DECLARED:
+        if not isinstance(values[name], str):
+            raise TypeError(f'{cls.__name__}.{name} must be str, got {type(values[name]).__name__}')
+    token, block, invoke, parameter, lead = declared[:5]
+    t_open, t_end, t_close = values['tag_open'], values['end_tag_open'], values['tag_close']
+    if not t_open or not t_end or not t_close or t_open[0] != t_end[0]:
+        raise TypeError(f'{cls.__name__}: tag_open and end_tag_open must be non-empty and start with the same '
+                        f'character, tag_close non-empty')
+    string_attr = values['string_attribute']
+    if string_attr is not None and not isinstance(string_attr, str):
+        raise TypeError(f'{cls.__name__}.string_attribute must be str or None')
+    markers = (f'{t_open}{token}{invoke}', f'{t_open}{token}{parameter}', f'{t_end}{token}{invoke}{t_close}',
+               f'{t_end}{token}{parameter}{t_close}', f'{t_end}{token}{block}{t_close}')
+    string_values = values['string_attribute_values']
+    settings = (t_close, values['call_name_attribute'], values['parameter_key_attribute'], string_attr,
+                (string_values,) if isinstance(string_values, str) else tuple(string_values), bool(values['string_by_default']),
+                bool(values['schema_typed_values']), tuple(tuple(p) for p in values['attribute_entities']))
+    entry = (declared, markers, f'{lead}{t_open}{token}{block}{t_close}', settings)
     if len(_marker_cache) >= 256:
         _marker_cache.clear()
     _marker_cache[cls] = entry
     return <tuple>entry
 
 
-cdef inline Py_ssize_t _skip_space(int kind, void *data, Py_ssize_t pos, Py_ssize_t size) noexcept:
-    while pos < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos)):
-        pos += 1
-    return pos
-
-
-cdef Py_ssize_t _find_ascii(int kind, void *data, Py_ssize_t start, Py_ssize_t end, const char *pattern,
-                            Py_ssize_t n) noexcept:
-    """First offset of the ASCII ``pattern`` in ``text[start:end]``, -1 when absent."""
-    cdef Py_ssize_t i = start, j
-    cdef Py_UCS4 first = <unsigned char>pattern[0]
-    while i <= end - n:
-        if PyUnicode_READ(kind, data, i) == first:
-            j = 1
-            while j < n and PyUnicode_READ(kind, data, i + j) == <unsigned char>pattern[j]:
-                j += 1
-            if j == n:
-                return i
-        i += 1
-    return -1
-
-
-cdef Py_ssize_t _attribute(int kind, void *data, Py_ssize_t start, Py_ssize_t end, const char *pattern,
-                           Py_ssize_t n, Py_ssize_t *value_end) noexcept:
-    """Value span of ``pattern`` (``name="``) in the header ``text[start:end]``.
-
-    Returns the value start (-1 when the attribute is absent); the value runs
-    to the next quote, or to the header end when unquoted.
-    """
-    cdef Py_ssize_t at = _find_ascii(kind, data, start, end, pattern, n), q
-    if at < 0:
-        return -1
-    at += n
-    q = at
-    while q < end and PyUnicode_READ(kind, data, q) != u'"':
-        q += 1
-    value_end[0] = q
-    return at
-
-
 cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
-    # Outside a JSON string any DSML tag ends the value (see JsonValueScanner.scan_to_marker).
+    # Outside a JSON string any tag of the family ends the value (see JsonValueScanner.scan_to_marker).
     cdef Py_ssize_t at = (<DsmlToolParser>owner).seek(text, pos, size, _PARAM_END_SET, final)
     at_marker[0] = (<DsmlToolParser>owner)._hit >= 0
     return at
 
 
 cdef class DsmlToolParser(ToolParser):
-    """The DSML grammar: ``<TOKEN BLOCK>`` blocks of ``<TOKEN invoke>`` calls and ``<TOKEN parameter>`` values.
+    """Blocks of attribute-named calls: ``<TOKEN BLOCK>`` of ``<TOKEN invoke name=..>`` and ``<TOKEN parameter name=..>``.
 
-    A dialect declares ``tool_calls_block_name`` and, when they differ,
-    ``dsml_token``, the element names and ``block_lead`` (the text before the
-    block's open tag); the markers are built from them once per class.
+    A dialect declares ``tool_calls_block_name`` and, where they differ from
+    DeepSeek's DSML: ``dsml_token`` (text right after each tag opener), the
+    element names, ``block_lead`` (text before the block's open tag), the tag
+    delimiters ``tag_open`` / ``end_tag_open`` / ``tag_close``, the attributes
+    naming the call and the parameter (``call_name_attribute``,
+    ``parameter_key_attribute``), how a value is typed
+    (``string_attribute`` with ``string_attribute_values`` marking raw text,
+    ``string_by_default`` when it is absent, or ``schema_typed_values``: by the
+    request's JSON schema) and ``attribute_entities`` decoded in names and
+    keys. The markers are built from them once per class.
     """
 
     dsml_token = DSML_TOKEN
@@ -159,24 +154,57 @@ cdef class DsmlToolParser(ToolParser):
     invoke_element = 'invoke'
     parameter_element = 'parameter'
     block_lead = '\n\n'
+    tag_open = '<'
+    end_tag_open = '</'
+    tag_close = '>'
+    call_name_attribute = 'name'
+    parameter_key_attribute = 'name'
+    # A raw-text value is marked by this attribute having one of these values;
+    # without the attribute it is raw text when string_by_default, else JSON
+    # (or, with schema_typed_values, typed by the request's JSON schema).
+    string_attribute = 'string'
+    string_attribute_values = ('true',)
+    string_by_default = False
+    schema_typed_values = False
+    # (entity, character) pairs decoded in attribute values, in this order.
+    attribute_entities = ()
 
     cdef int _phase
     cdef Py_ssize_t _param_count
     cdef int _hit
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
-    # an invoke / parameter header not terminated by ``>`` yet: its text so far
+    cdef Py_UCS4 _lead
+    cdef str _tag_close
+    cdef str _name_attr
+    cdef str _key_attr
+    cdef object _string_attr
+    cdef tuple _string_values
+    cdef bint _string_default
+    cdef bint _schema_typed
+    cdef tuple _entities
+    cdef object _call_props
+    cdef object _arg_types
+    # an invoke / parameter header not terminated yet: its text so far
     cdef HeldText _header
+    # a schema-typed value held to its close tag
+    cdef HeldText _value
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
-        self._markers = <tuple>_class_entry(type(self))[1]
+        self._value.kind = 1
+        entry = _class_entry(type(self))
+        self._markers = <tuple>entry[1]
+        self._lead = (<str>self._markers[0])[0]
+        (self._tag_close, self._name_attr, self._key_attr, self._string_attr, self._string_values,
+         self._string_default, self._schema_typed, self._entities) = <tuple>entry[3]
         self._value_scanner = JsonValueScanner()
         self._phase = D_INVOKE_START
         self._param_count = 0
 
     def __dealloc__(self):
         held_free(&self._header)
+        held_free(&self._value)
 
     @classmethod
     def get_tool_open_tag(cls):
@@ -186,6 +214,11 @@ cdef class DsmlToolParser(ToolParser):
     def get_tool_close_tag(cls):
         # Called at every block start: the cached marker, not a fresh join.
         return (<tuple>_class_entry(cls)[1])[K_BLOCK_CLOSE]
+
+    @classmethod
+    def _family_markers(cls):
+        """(invoke open, parameter open, invoke close, parameter close, block close) as built for ``cls``."""
+        return _class_entry(cls)[1]
 
     @property
     def _phase_name(self):
@@ -201,17 +234,26 @@ cdef class DsmlToolParser(ToolParser):
         self._param_count = 0
         if self._header.len:
             held_free(&self._header)  # a header the last block never finished
+        if self._value.len:
+            held_free(&self._value)
         self._value_scanner.reset_c()
         return 0
 
     cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
         """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
-        return seek_marker(text, pos, size, u'<', self._markers, wanted, final, &self._hit)
-
+        return seek_marker(text, pos, size, self._lead, self._markers, wanted, final, &self._hit)
 
     cdef int close_arguments(self, list deltas) except -1:
         self.emit_c(deltas, None, '}' if self._param_count else '{}')
         self._param_count = 0
+        return 0
+
+    cdef int emit_held(self, list deltas) except -1:
+        """The held schema-typed value as JSON (converted once; its raw text as a string when it is not its type)."""
+        cdef str raw = held_take(&self._value, 0, self._value.len)
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
+        out = held_value_json(raw, 0, n, self._arg_types)
+        self.emit_c(deltas, None, ('"' + json_string_body(raw, 0, n) + '"') if out is None else out)
         return 0
 
     cdef Py_ssize_t scan_json(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
@@ -221,17 +263,49 @@ cdef class DsmlToolParser(ToolParser):
         cdef JsonValueScanner scanner = self._value_scanner
         pos = scanner.scan_to_marker(text, pos, size, self, _param_end_limit, final, &at_marker)
         if scanner.complete or at_marker:
-            # A DSML boundary also ends a scalar or a malformed value.
+            # A tag also ends a scalar or a malformed value.
             self._phase = D_PARAM_END
         if pos > start:
             self.emit_c(deltas, None, PyUnicode_Substring(text, start, pos))
         return pos
 
+    cdef int begin_call_props(self, object name) except -1:
+        """The called tool's parameter schemas (for ``schema_typed_values``)."""
+        props = None
+        schemas = self._tool_schemas
+        if schemas is not None and name is not None:
+            parameters = schemas.get(name)
+            if isinstance(parameters, dict):
+                props = (<dict>parameters).get('properties')
+        self._call_props = props if isinstance(props, dict) else None
+        return 0
+
+    cdef int value_phase(self, str h, int kind, void *data, Py_ssize_t a, Py_ssize_t b, str key) except -1:
+        """D_STRING, D_JSON or D_HELD for the parameter whose header is ``h[a:b]``."""
+        cdef Py_ssize_t at = -1, value_end = 0
+        if self._string_attr is not None:
+            at = _attribute(h, kind, data, a, b, <str>self._string_attr, &value_end)
+            if at >= 0:
+                return D_STRING if PyUnicode_Substring(h, at, value_end) in self._string_values else D_JSON
+        if not self._schema_typed:
+            return D_STRING if self._string_default else D_JSON
+        self._arg_types = None
+        props = self._call_props
+        schema = (<dict>props).get(key) if props is not None else None
+        if not isinstance(schema, dict):
+            return D_STRING  # no schema: the text as it was written
+        types = schema_types_c(schema, 0)
+        if not types or value_kind(<tuple>types) == 0:
+            return D_STRING
+        self._arg_types = types
+        return D_HELD
+
     cdef Py_ssize_t header(self, str text, Py_ssize_t pos, Py_ssize_t gt, list deltas, int phase) except -1:
-        """Apply the header ``text[pos:gt]`` (after what is held of it); returns the offset past its ``>``."""
+        """Apply the header ``text[pos:gt]`` (after what is held of it); returns the offset past its terminator."""
         cdef str h = text
         cdef Py_ssize_t a = pos, b = gt, at, value_end = 0
-        cdef bint is_string, self_closing
+        cdef bint self_closing
+        cdef int value
         if self._header.len:
             held_append(&self._header, text, pos, gt)
             h = held_take(&self._header, 0, self._header.len)
@@ -239,19 +313,21 @@ cdef class DsmlToolParser(ToolParser):
             b = PyUnicode_GET_LENGTH(h)
         cdef int kind = PyUnicode_KIND(h)
         cdef void *data = PyUnicode_DATA(h)
+        gt += PyUnicode_GET_LENGTH(self._tag_close)
         # ``<TOKEN invoke name="..."/>``: a call without arguments.
         self_closing = b > a and PyUnicode_READ(kind, data, b - 1) == u'/'
         if self_closing:
             b -= 1
         # Attributes are read in place: a header seen whole is never copied.
-        at = _attribute(kind, data, a, b, b'name="', 6, &value_end)
-        if at < 0:
-            at = value_end = a  # absent: the empty name
         if phase == D_INVOKE_HEADER:
+            at = _attribute(h, kind, data, a, b, self._name_attr, &value_end)
             self.start_call(None)
             self._param_count = 0
-            if value_end > at:
-                self.emit_c(deltas, PyUnicode_Substring(h, at, value_end), None)
+            if at >= 0 and value_end > at:
+                name = _attribute_text(h, at, value_end, self._entities)
+                self.emit_c(deltas, name, None)
+                if self._schema_typed:
+                    self.begin_call_props(name)
             else:
                 self._output_index = REJECTED_INDEX  # no name: never invent one
             if self_closing:
@@ -259,21 +335,27 @@ cdef class DsmlToolParser(ToolParser):
                 self._phase = D_INVOKE_START
             else:
                 self._phase = D_PARAM_OR_END
-            return gt + 1
-        key = json_string_body(h, at, value_end)
-        at = _attribute(kind, data, a, b, b'string="', 8, &value_end)
-        is_string = (at >= 0 and value_end - at == 4 and marker_match(kind, data, at, value_end, 'true') == 2)
+            return gt
+        at = _attribute(h, kind, data, a, b, self._key_attr, &value_end)
+        key = _attribute_text(h, at, value_end, self._entities) if at >= 0 else ''
+        value = self.value_phase(h, kind, data, a, b, key)
         prefix = '{' if self._param_count == 0 else ', '
-        self.emit_c(deltas, None, f'{prefix}"{key}": "' if is_string else f'{prefix}"{key}": ')
+        key = json_string_body(key, 0, PyUnicode_GET_LENGTH(key))
         self._param_count += 1
+        if self_closing:
+            # ``<parameter name="k"/>``: the empty text it wrote.
+            self.emit_c(deltas, None, f'{prefix}"{key}": ""')
+            self._phase = D_PARAM_OR_END
+            return gt
+        self.emit_c(deltas, None, f'{prefix}"{key}": "' if value == D_STRING else f'{prefix}"{key}": ')
         self._value_scanner.reset_c()
-        self._phase = D_STRING if is_string else D_JSON
-        return gt + 1
+        self._phase = value
+        return gt
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t pos = 0, at, gt
-        cdef str close
+        cdef str close, terminator = self._tag_close
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef int phase
@@ -290,7 +372,7 @@ cdef class DsmlToolParser(ToolParser):
                     at = self.seek(text, pos, size, _PARAM_OR_END_SET, final)
                 else:
                     at = self.seek(text, pos, size, _PARAM_END_SET, final)
-                pos = at  # text before the marker is not DSML: skipped
+                pos = at  # text before the marker is not markup: skipped
                 if self._hit < 0:
                     break
                 if phase == D_INVOKE_START:
@@ -314,14 +396,19 @@ cdef class DsmlToolParser(ToolParser):
                     # else a missing invoke close tag: the block close / next invoke is handled there
                     self._phase = D_INVOKE_START
             elif phase == D_INVOKE_HEADER or phase == D_PARAM_HEADER:
-                gt = PyUnicode_FindChar(text, u'>', pos, size, 1)
+                if PyUnicode_GET_LENGTH(terminator) == 1:
+                    gt = PyUnicode_FindChar(text, terminator[0], pos, size, 1)
+                else:
+                    gt = PyUnicode_Find(text, terminator, pos, size, 1)
                 if gt < 0:
-                    # Held in the parser (one copy, linear): the router's buffer stays empty.
-                    held_append(&self._header, text, pos, size)
-                    pos = size
+                    # Held in the parser (one copy, linear): the router's buffer keeps at most
+                    # a partial terminator.
+                    at = size if final else _partial_end(text, kind, data, pos, size, terminator)
+                    held_append(&self._header, text, pos, at)
+                    pos = at
                     break
                 pos = self.header(text, pos, gt, deltas, phase)
-            elif phase == D_STRING:
+            elif phase == D_STRING or phase == D_HELD:
                 close = <str>markers[K_PARAM_CLOSE]
                 if size - pos <= _SHORT_VALUE:
                     at = self.seek(text, pos, size, _STRING_END_SET, final)
@@ -334,13 +421,20 @@ cdef class DsmlToolParser(ToolParser):
                         at = size - PyUnicode_GET_LENGTH(close) + 1
                         at = self.seek(text, at if at > pos else pos, size, _STRING_END_SET, final)
                 if self._hit >= 0:
-                    self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
+                    if phase == D_STRING:
+                        self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
+                    else:
+                        held_append(&self._value, text, pos, at)
+                        self.emit_held(deltas)
                     pos = at + PyUnicode_GET_LENGTH(close)
                     self._phase = D_PARAM_OR_END
                     continue
                 # ``at`` is where a partial close tag starts (the text end when none)
                 if at > pos:
-                    self.emit_c(deltas, None, json_string_body(text, pos, at))
+                    if phase == D_STRING:
+                        self.emit_c(deltas, None, json_string_body(text, pos, at))
+                    else:
+                        held_append(&self._value, text, pos, at)
                     pos = at
                 break
             else:  # D_JSON
@@ -358,6 +452,8 @@ cdef class DsmlToolParser(ToolParser):
             held_free(&self._header)  # an unterminated header: nothing of it is emitted
         if phase == D_STRING:
             self.emit_c(deltas, None, '"')
+        elif phase == D_HELD:
+            self.emit_held(deltas)  # released as written, converted like a closed one
         if phase != D_INVOKE_START and phase != D_INVOKE_HEADER:
             self.close_arguments(deltas)
         self._phase = D_INVOKE_START
