@@ -31,7 +31,7 @@ from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
 from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser
-from lmparse.dialects.llama import Llama3JsonToolParser
+from lmparse.dialects.llama import Llama3JsonToolParser, Llama3LenientJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 
 __version__ = '0.1.0'
@@ -60,6 +60,7 @@ __all__ = [
     'KimiK2ToolParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
+    'Llama3LenientJsonToolParser',
     'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',

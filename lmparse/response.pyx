@@ -66,6 +66,10 @@ cdef enum:
 
 _MODE_NAMES = ('plain', 'reasoning', 'tool')
 
+cdef enum:
+    # Whitespace an anchored bare opener may follow (bounds what is held at the start).
+    _BARE_LEAD = 64
+
 
 def aggregate_deltas(list messages not None):
     """Join streamed ``(DeltaMessage, tool_emitted)`` pairs as a complete response does.
@@ -108,6 +112,8 @@ cdef class ResponseParserCore:
     cdef object _t_open
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
+    # the opener counts only at the start of the plain channel (then cleared once text is content)
+    cdef bint _bare_anchored
     cdef ToolParser _tool
     cdef int _tool_hooks
     # see construction.tag_anchor
@@ -238,19 +244,22 @@ cdef class ResponseParserCore:
                 # bare calls only when tools are offered: a rejected name is text again
                 if self._tool._bare_open is not None and self._tool._allowed_tool_names:
                     self._bare_open = self._tool._bare_open
+                    self._bare_anchored = self._tool._bare_at_start
 
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
-        cdef int slot = 0 if not tool_active else (1 if self._bare_open is None else 2)
+        # an anchored opener is checked apart, at the start of the plain channel
+        bare_searched = None if self._bare_anchored else self._bare_open
+        cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
         if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
-                self._bare_open is None or same_tag(self._bare_open, plan.t_bare)):
+                bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
             self._anchor_reasoning = plan.anchor_reasoning[slot]
             self._reach_plain = plan.reach_plain[slot]
             self._reach_reasoning = plan.reach_reasoning[slot]
         else:
-            self._anchor_plain = tag_anchor(self._r_open, self._t_open, self._bare_open, &self._reach_plain)
+            self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
@@ -411,6 +420,11 @@ cdef class ResponseParserCore:
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept in the text)
         cdef Py_ssize_t anchor_at
         bare = self._bare_open
+        if bare is not None and self._bare_anchored:
+            at = self._anchored_bare(p, n)
+            if at >= 0:
+                return at == 1
+            bare = None
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
                 p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare)):
@@ -442,6 +456,32 @@ cdef class ResponseParserCore:
             self._pending = PyUnicode_Substring(p, at, n)
             self._enter_tool_mode(True)
         return True
+
+    cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2:
+        """An anchored bare opener at the start of ``p``, after at most _BARE_LEAD whitespace
+        characters: 1 a bare block starts (the whitespace is the block's), 0 the text is too
+        short to tell (held), -1 it is not there (and bare calls end for this response)."""
+        cdef int kind = PyUnicode_KIND(p)
+        cdef void *data = PyUnicode_DATA(p)
+        cdef Py_ssize_t k = 0, m = PyUnicode_GET_LENGTH(<str>self._bare_open)
+        cdef Py_UCS4 ch
+        while k < n and k <= _BARE_LEAD:
+            ch = PyUnicode_READ(kind, data, k)
+            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+                break
+            k += 1
+        if k <= _BARE_LEAD and k < n:
+            if n - k >= m:
+                if PyUnicode_Tailmatch(p, <str>self._bare_open, k, k + m, -1):
+                    self._enter_tool_mode(True)
+                    return 1
+            elif not self._final and PyUnicode_Tailmatch(
+                    <str>self._bare_open, PyUnicode_Substring(p, k, n), 0, n - k, -1):
+                return 0
+        elif k == n and k <= _BARE_LEAD and not self._final:
+            return 0
+        self._bare_open = None
+        return -1
 
     cdef bint _consume_reasoning(self, list out) except -1:
         cdef str p = self._pending
@@ -529,7 +569,10 @@ cdef class ResponseParserCore:
             out.append((new_delta_message(None, None, calls), True))
         if self._bare_open is not None and self._tool._handback is not None:
             # a rejected bare call: its text is content, and no tool block separates what follows
-            self._emit_text(out, <str>self._tool._handback, False)
+            if self._tool._handback:
+                self._emit_text(out, <str>self._tool._handback, False)
+            if self._bare_anchored:
+                self._bare_open = None  # text was content: the response no longer starts with a call
             self._tool._handback = None
             self._after_tool_block = False
             if self._tool._replay is not None:  # consumed past the rejection point: read it again

@@ -310,7 +310,8 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         name = _pick_name(rng)
         args = _dumps(rng, _json_args(rng, _params_for(name)))
         sep = rng.choice(['', '\n'])
-        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), cls.argument_field, args)
+        arg_key = rng.choice((cls.argument_field, *getattr(cls, 'argument_field_aliases', ())))
+        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), arg_key, args)
         close = cls.get_tool_close_tag()
         return cls.get_tool_open_tag() + sep + env + (sep + close if close else ''), [(name, args)]
     if issubclass(cls, XmlToolParser):
@@ -359,6 +360,11 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
     return None
 
 
+def _anchored_bare(cls: Any) -> bool:
+    """The family takes calls without the open tag at the start of the response (JSON ``bare_call_open``)."""
+    return issubclass(cls, JsonToolParser) and bool(getattr(cls, 'bare_call_open', None))
+
+
 def _text(rng: random.Random, max_pieces: int = 6) -> str:
     """Plain text with no marker in it: never starts or ends with whitespace."""
     s = ''.join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(1, max_pieces)))
@@ -397,7 +403,12 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
         if last_was_block:
             # a separator between two blocks: dropped (an open tag's own leading newlines are kept)
             parts.append(rng.choice(['\n', '\n\n']))
-        parts.append(built[0])
+        if not parts and reasoning_cls is None and _anchored_bare(tool_cls) and rng.random() < 0.5 and all(
+                c[0] in OFFERED for c in built[1]) and built[0].startswith(tool_cls.get_tool_open_tag()):
+            # a bare call (no open tag) at the start of the response: a call when it names offered tools
+            parts.append(built[0][len(tool_cls.get_tool_open_tag()):].lstrip('\n'))
+        else:
+            parts.append(built[0])
         calls.extend(c for c in built[1] if c[0] in OFFERED)
         last_was_block = True
         return True

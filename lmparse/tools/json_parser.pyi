@@ -21,6 +21,7 @@ class JsonToolParser(ToolParser):
     tool_close_tag: ClassVar[str | None]
     name_field: ClassVar[str]
     argument_field: ClassVar[str]
+    argument_field_aliases: ClassVar[tuple[str, ...]]
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner

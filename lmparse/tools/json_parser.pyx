@@ -15,12 +15,18 @@ A key or name string that does not end in the chunk is consumed and held in
 the parser (``HeldText``), not left in the router's buffer: the scan resumes
 on the next chunk's text with its escape state, and the string is joined and
 decoded once, at its closing quote.
+
+Bare calls (``bare_call_open = '{'``, Llama 3.x ``llama3_json``): an envelope
+with no open tag at the start of the response, confirmed by ``json_bare``
+before anything is emitted; ``argument_field_aliases`` names other keys that
+carry the arguments (``"arguments"`` beside ``"parameters"``).
 """
 import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport ToolParser, class_basis, immutable_type, same_basis
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, ToolParser, class_basis, immutable_type, same_basis
+from lmparse.tools.json_bare cimport BARE_CONFIRMED, BARE_REJECTED, json_bare_confirm
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -67,11 +73,11 @@ cdef str _decode_raw(str raw):
         return raw
 
 
-# class -> (name_field, argument_field) as declared. A compiled class's entry
+# class -> (name_field, argument_field, argument_field_aliases, bare_call_open) as declared. A compiled class's entry
 # is final; a Python class's is compared by identity at each construction (the
 # base's class_basis), so a changed declaration rebuilds it. Threads racing on
 # a miss only build the same entry twice.
-cdef tuple _FIELD_NAMES = ('name_field', 'argument_field')
+cdef tuple _FIELD_NAMES = ('name_field', 'argument_field', 'argument_field_aliases', 'bare_call_open')
 cdef dict _declared = {}
 
 
@@ -82,9 +88,14 @@ cdef tuple _declared_fields(type cls):
     fields = class_basis(cls, _FIELD_NAMES)
     if entry is not None and same_basis(<tuple>entry, fields):
         return <tuple>entry
-    for field in fields:
+    for field in fields[:2]:
         if not isinstance(field, str):
             raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
+    aliases = fields[2]
+    if not isinstance(aliases, tuple) or not all(isinstance(a, str) for a in aliases):
+        raise TypeError(f'{cls.__name__}.argument_field_aliases must be a tuple of str')
+    if fields[3] is not None and fields[3] != '{':
+        raise TypeError(f"{cls.__name__}.bare_call_open: the JSON family takes None or '{{'")
     if len(_declared) >= 256:
         _declared.clear()
     _declared[cls] = fields
@@ -118,11 +129,19 @@ cdef class JsonToolParser(ToolParser):
     tool_close_tag = None
     name_field = 'name'
     argument_field = 'arguments'
+    # Other keys that carry the arguments (Llama 3.x writes either).
+    argument_field_aliases = ()
 
     def __cinit__(self, *args, **kwargs):
         cdef tuple fields = _declared_fields(type(self))
         self._name_field = <str>fields[0]
         self._argument_field = <str>fields[1]
+        self._argument_aliases = <tuple>fields[2]
+        if fields[3] is not None:
+            self._bare_open = fields[3]
+            self._bare_at_start = True  # a bare JSON object is a call only at the start of the response
+            self._bare_name_key = '"' + self._name_field + '"'
+            self._bare_keys = tuple('"' + key + '"' for key in (self._argument_field,) + self._argument_aliases)
         self._value_scanner = JsonValueScanner()
         self._phase = P_START
         self._json_key = None
@@ -142,7 +161,38 @@ cdef class JsonToolParser(ToolParser):
         open_tag = self.get_tool_open_tag()
         self._open_tag = open_tag if isinstance(open_tag, str) and open_tag else None
         self.next_envelope(P_START)
+        self._bare_pending = False
         return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        if self._hooks & HOOK_BEGIN_BLOCK:
+            self.begin_tool_block()
+        else:
+            self.begin_block_c()
+        self._bare_pending = True
+        return 0
+
+    cdef Py_ssize_t bare_start(self, str text, Py_ssize_t size, list deltas, bint final) except -1:
+        """Confirm a bare envelope (see json_bare); consumes nothing while undecided."""
+        allowed = self._allowed_tool_names
+        cdef Py_ssize_t longest = 0
+        for name in allowed:
+            if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
+                longest = PyUnicode_GET_LENGTH(name)
+        verdict, pos, name, key = json_bare_confirm(text, size, final, self._bare_name_key, self._bare_keys,
+                                                    allowed, longest)
+        if verdict == BARE_CONFIRMED:
+            self._bare_pending = False
+            self.emit_c(deltas, name, None)
+            self._name_emitted = True
+            self._json_key = key
+            self._phase = P_VALUE
+        elif verdict == BARE_REJECTED:
+            # not a call: its text is content, the rest is plain text again (the router's)
+            self._bare_pending = False
+            self._handback = PyUnicode_Substring(text, 0, pos)
+            self._payload_closed = True
+        return pos
 
     cdef int next_envelope(self, int phase) except -1:
         """A new call: its envelope starts (P_START) or its ``{`` was just read (P_KEY)."""
@@ -308,6 +358,10 @@ cdef class JsonToolParser(ToolParser):
         cdef Py_ssize_t at
         cdef str value
         close_tag = self._close_tag
+        if self._bare_pending:
+            pos = self.bare_start(text, size, deltas, final)
+            if self._bare_pending or self._payload_closed:
+                return pos
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
         while pos < size and not self._payload_closed:
@@ -388,7 +442,7 @@ cdef class JsonToolParser(ToolParser):
                     self.string_done(deltas, value)
                 else:
                     self._value_scanner.reset_c()
-                    if key == self._argument_field:
+                    if key == self._argument_field or (self._argument_aliases and key in self._argument_aliases):
                         self._arguments_seen = True
                         self._phase = P_ARGS
                     else:
