@@ -567,10 +567,10 @@ cdef class ResponseParserCore:
             self._after_tool_block = True
         if calls:
             out.append((new_delta_message(None, None, calls), True))
-        if self._bare_open is not None and self._tool._handback is not None:
-            # a rejected bare call: its text is content, and no tool block separates what follows
+        if self._tool is not None and self._tool._handback is not None:
+            # a rejected (bare) call: its text is content, and no tool block separates what follows
             if self._tool._handback:
-                self._emit_text(out, <str>self._tool._handback, False)
+                self._emit_text(out, <str>self._tool._handback, self._mode == M_REASONING)
             if self._bare_anchored:
                 self._bare_open = None  # text was content: the response no longer starts with a call
             self._tool._handback = None

@@ -33,6 +33,7 @@ from lmparse import BaseResponseParser, ReasoningParserManager, ResponseParserMa
 from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -203,6 +204,8 @@ def tool_markers(cls: Any) -> list[str]:
     elif issubclass(cls, SectionToolParser):
         found += [getattr(cls, a) or '' for a in ('section_begin', 'section_end', 'call_begin',
                                                   'argument_begin', 'call_end')] + ['functions.']
+    elif issubclass(cls, PythonicToolParser):
+        found += ['[', *(f'{name}(' for name in OFFERED), f'{UNKNOWN}(', 'city=', ')]', "'''", '"""']
     found += _marker_attrs(cls)
     return list(dict.fromkeys(m for m in found if m))
 
@@ -357,12 +360,28 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             calls.append((name, args))
             body += f'{cls.call_begin}functions.{name}:{i}{cls.argument_begin}{args}{cls.call_end}'
         return cls.section_begin + body + cls.section_end, calls
+    if issubclass(cls, PythonicToolParser):
+        # [NAME(key=LITERAL, ...), ...]: the first name offered (else the list is text), later ones any
+        calls = []
+        items = []
+        for i in range(rng.randint(1, 3)):
+            name = rng.choice(list(OFFERED)) if i == 0 else _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))  # compared as JSON: \ud834\udd1e spellings stay escapes
+            items.append(name + '(' + rng.choice([', ', ',']).join(
+                f'{k}={_py_literal(rng, v)}' for k, v in params.items()) + ')')
+        return (cls.get_tool_open_tag() or '') + '[' + ', '.join(items) + ']' + (cls.get_tool_close_tag() or ''), calls
     return None
 
 
+def _py_literal(rng: random.Random, v: str) -> str:
+    """A Python string literal for ``v``: repr, or JSON's spelling (also a valid Python literal here)."""
+    return repr(v) if rng.random() < 0.5 else json.dumps(v, ensure_ascii=rng.random() < 0.5)
+
+
 def _anchored_bare(cls: Any) -> bool:
-    """The family takes calls without the open tag at the start of the response (JSON ``bare_call_open``)."""
-    return issubclass(cls, JsonToolParser) and bool(getattr(cls, 'bare_call_open', None))
+    """The family takes calls without the open tag at the start of the response (``bare_call_open``)."""
+    return issubclass(cls, (JsonToolParser, PythonicToolParser)) and bool(getattr(cls, 'bare_call_open', None))
 
 
 def _text(rng: random.Random, max_pieces: int = 6) -> str:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from lmparse.registry import ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.pythonic import PythonicToolParser
 
-__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser']
+__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser', 'PythonicCallsToolParser']
 
 
 @ToolParserManager.register_module('llama3')
@@ -49,3 +50,19 @@ class Llama3LenientJsonToolParser(Llama3JsonToolParser):
 
     argument_field_aliases = ('arguments',)
     bare_call_open = '{'
+
+
+@ToolParserManager.register_module(['pythonic', 'llama4_pythonic'])
+class PythonicCallsToolParser(PythonicToolParser):
+    """``[get_weather(city="Paris", days=3), other()]`` (Llama 3.2, Llama 4, ToolACE).
+
+    The list at the start of the response, or inside Llama 4's
+    ``<|python_start|>`` ... ``<|python_end|>`` (anywhere), which the models
+    sometimes put around it. Python literals become JSON arguments; see
+    ``lmparse.tools.pythonic`` for what streams, what is held and the
+    best-effort rules for malformed lists.
+    """
+
+    tool_open_tag = '<|python_start|>'
+    tool_close_tag = '<|python_end|>'
+    bare_call_open = '['
