@@ -74,7 +74,7 @@ cdef enum:
     HEAD_CALL = 1
     HEAD_REJECTED = 2
 
-    _HEAD_WS = 64  # whitespace accepted in the head (bounds what is held)
+    _HEAD_WS = 64  # whitespace accepted in the head and before a close tag (bounds what is held)
 
 _STATE_NAMES = ('head', 'call', 'name', 'paren', 'argument', 'keyword', 'equals', 'value', 'string', 'token',
                 'argument_next', 'item_next', 'colon', 'call_next', 'tail')
@@ -464,12 +464,12 @@ cdef class PythonicToolParser(ToolParser):
         cdef Py_ssize_t p = pos
         close_tag = self._close_tag
         if close_tag is not None:
-            while p < size and _ws(PyUnicode_READ(kind, data, p)):
-                p += 1
+            while p < size and p - pos <= _HEAD_WS and _ws(PyUnicode_READ(kind, data, p)):
+                p += 1  # bounded: what the router holds to decide
             if text.startswith(close_tag, p):
                 self._payload_closed = True  # the feed consumes the whitespace and the tag
                 return pos
-            if not final and (p == size or self.close_prefix_at(text, p)):
+            if not final and p - pos <= _HEAD_WS and (p == size or self.close_prefix_at(text, p)):
                 return -1
         self._close_tag = None
         self._payload_closed = True
