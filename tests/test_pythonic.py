@@ -203,3 +203,41 @@ def test_generated_values(make_parser: Any, seed: int) -> None:
 def test_generated_values_slow(make_parser: Any) -> None:
     for seed in range(1000, 6000):
         test_generated_values(make_parser, seed)
+
+
+# ---- soup: any text, every chunking decides the same way ------------------------------
+
+_SOUP = ('[', ']', '(', ')', '{', '}', ',', ':', '=', ' ', '\n', 'get_weather', 'search', 'get_time', 'delete_all',
+         'city', 'limit', '"', "'", '"""', "'''", '\\', '\\n', '\\x4', '\\u00e', '\\N{', 'BULLET}', '1', '-2.5e',
+         '0x', 'True', 'None', 'x', 'é', '🌧', '<|python_start|>', '<|python_end|>', '<|python_', 'text')
+
+
+def _soup(rng: random.Random) -> str:
+    head = rng.choice(['', '[', '[get_weather(', '[search(query=', '<|python_start|>[search(', ' ['])
+    return head + ''.join(rng.choice(_SOUP) for _ in range(rng.randint(0, 25)))
+
+
+_JSON_SOUP = ('{', '}', '[', ']', ',', ':', ' ', '\n', '"name"', '"parameters"', '"arguments"', '"search"',
+              '"get_time"', '"get_wea', '"', '\\', '\\u005f', '; ', ';', '1', 'true', 'é', '<|python_tag|>', 'text')
+
+
+def _json_soup(rng: random.Random) -> str:
+    head = rng.choice(['', '{', '{"name": "search", "parameters": {', ' {"name":"get_time","arguments":',
+                       '<|python_tag|>{"name": "search", "parameters": '])
+    return head + ''.join(rng.choice(_JSON_SOUP) for _ in range(rng.randint(0, 25)))
+
+
+@pytest.mark.parametrize('tool', ['pythonic', 'llama3_json'])
+def test_soup_chunking_invariance(make_parser: Any, tool: str) -> None:
+    n = 3000 if os.environ.get('LMPARSE_SLOW') else 150
+    for seed in range(n):
+        rng = random.Random(seed)
+        text = _soup(rng) if tool == 'pythonic' else _json_soup(rng)
+        want = complete(make_parser(None, tool), text).key()
+        for chunks in (fixed_chunks(text, 1), random_chunks(text, rng, 5), [text]):
+            got = stream(make_parser(None, tool), chunks).key()
+            assert got == want, (text, chunks)
+        if not want[2] and (tool == 'pythonic' or '<|python_tag|>' not in text):
+            # no call: every character is content (a <|python_tag|> block that is no envelope is dropped,
+            # the JSON family's rule)
+            assert want[0] == (text or None), text
