@@ -626,4 +626,9 @@ cdef class PythonicToolParser(ToolParser):
             else:
                 self.tail(text, pos, size, True)
         self.flush(deltas)
+        if self._payload_closed:
+            # the list ended: keep nothing of it (a runaway nesting or token)
+            if self._stack:
+                self._stack = []
+            held_free(&self._tok)
         return pos
