@@ -32,7 +32,12 @@ from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
 from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser
-from lmparse.dialects.llama import Llama3JsonToolParser, Llama3LenientJsonToolParser, PythonicCallsToolParser
+from lmparse.dialects.llama import (
+    Llama3JsonToolParser,
+    Llama3LenientJsonToolParser,
+    Llama4JsonToolParser,
+    PythonicCallsToolParser,
+)
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 
 __version__ = '0.1.0'
@@ -62,6 +67,7 @@ __all__ = [
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
+    'Llama4JsonToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
     'Qwen3CoderToolParser',

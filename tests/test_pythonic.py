@@ -220,16 +220,17 @@ def _soup(rng: random.Random) -> str:
 
 
 _JSON_SOUP = ('{', '}', '[', ']', ',', ':', ' ', '\n', '"name"', '"parameters"', '"arguments"', '"search"',
-              '"get_time"', '"get_wea', '"', '\\', '\\u005f', '; ', ';', '1', 'true', 'é', '<|python_tag|>', 'text')
+              '"get_time"', '"get_wea', '"', '\\', '\\u005f', '; ', ';', '1', 'true', 'é', '<|python_tag|>', 'text',
+              '<|python_end|>', '<|python_')
 
 
 def _json_soup(rng: random.Random) -> str:
     head = rng.choice(['', '{', '{"name": "search", "parameters": {', ' {"name":"get_time","arguments":',
-                       '<|python_tag|>{"name": "search", "parameters": '])
+                       '<|python_tag|>{"name": "search", "parameters": ', '<|python_start|>{"name": "search", '])
     return head + ''.join(rng.choice(_JSON_SOUP) for _ in range(rng.randint(0, 25)))
 
 
-@pytest.mark.parametrize('tool', ['pythonic', 'llama3_json'])
+@pytest.mark.parametrize('tool', ['pythonic', 'llama3_json', 'llama4_json'])
 def test_soup_chunking_invariance(make_parser: Any, tool: str) -> None:
     n = 3000 if os.environ.get('LMPARSE_SLOW') else 150
     for seed in range(n):
@@ -239,7 +240,7 @@ def test_soup_chunking_invariance(make_parser: Any, tool: str) -> None:
         for chunks in (fixed_chunks(text, 1), random_chunks(text, rng, 5), [text]):
             got = stream(make_parser(None, tool), chunks).key()
             assert got == want, (text, chunks)
-        if not want[2] and (tool == 'pythonic' or '<|python_tag|>' not in text):
+        if not want[2] and (tool != 'llama3_json' or '<|python_tag|>' not in text):
             # no call: every character is content (a <|python_tag|> block that is no envelope is dropped,
             # the JSON family's rule)
             assert want[0] == (text or None), text

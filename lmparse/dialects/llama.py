@@ -12,8 +12,8 @@ response starting with ``{``, ``;`` between calls).
 
 Two dialects on purpose: ``llama3`` is LMDeploy's name and keeps LMDeploy
 0.18's behaviour (only ``<|python_tag|>`` blocks, only ``"parameters"``), which
-the oracle lane checks; ``llama3_json`` / ``llama4_json`` (vLLM's names) is the
-lenient reading of what Llama 3.3 really emits. SGLang's ``llama3`` is that
+the oracle lane checks; ``llama3_json`` (vLLM's name) is the lenient reading of what Llama 3.3
+really emits, and ``llama4_json`` the same with Llama 4's tags. SGLang's ``llama3`` is that
 lenient reading too, but the name is LMDeploy's here.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from lmparse.registry import ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.pythonic import PythonicToolParser
 
-__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser', 'PythonicCallsToolParser']
+__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser', 'Llama4JsonToolParser', 'PythonicCallsToolParser']
 
 
 @ToolParserManager.register_module('llama3')
@@ -34,7 +34,7 @@ class Llama3JsonToolParser(JsonToolParser):
     argument_field = 'parameters'
 
 
-@ToolParserManager.register_module(['llama3_json', 'llama4_json'])
+@ToolParserManager.register_module('llama3_json')
 class Llama3LenientJsonToolParser(Llama3JsonToolParser):
     """Llama 3.1-3.3 / Llama 4 JSON calls as the models really write them.
 
@@ -50,6 +50,21 @@ class Llama3LenientJsonToolParser(Llama3JsonToolParser):
 
     argument_field_aliases = ('arguments',)
     bare_call_open = '{'
+
+
+@ToolParserManager.register_module('llama4_json')
+class Llama4JsonToolParser(Llama3LenientJsonToolParser):
+    """Llama 4 JSON calls: ``llama3_json`` with Llama 4's ``<|python_start|>`` ... ``<|python_end|>``.
+
+    Llama 4 has no ``<|python_tag|>``; it wraps a JSON call in these special
+    tokens when it marks it at all (vllm-project/vllm#16214), and writes it
+    bare otherwise. vLLM maps ``llama4_json`` to its ``llama3_json`` parser
+    (``<|python_tag|>``), which leaves such a call as text: a deliberate
+    difference.
+    """
+
+    tool_open_tag = '<|python_start|>'
+    tool_close_tag = '<|python_end|>'
 
 
 @ToolParserManager.register_module(['pythonic', 'llama4_pythonic'])

@@ -192,6 +192,7 @@ cdef class JsonToolParser(ToolParser):
             self._bare_pending = False
             self._handback = PyUnicode_Substring(text, 0, pos)
             self._payload_closed = True
+            self._close_tag = None  # no close tag to look for: the block ends here
         return pos
 
     cdef int next_envelope(self, int phase) except -1:
