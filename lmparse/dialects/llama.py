@@ -53,7 +53,7 @@ class Llama3LenientJsonToolParser(Llama3JsonToolParser):
 
 
 @ToolParserManager.register_module('llama4_json')
-class Llama4JsonToolParser(Llama3LenientJsonToolParser):
+class Llama4JsonToolParser(JsonToolParser):
     """Llama 4 JSON calls: ``llama3_json`` with Llama 4's ``<|python_start|>`` ... ``<|python_end|>``.
 
     Llama 4 has no ``<|python_tag|>``; it wraps a JSON call in these special
@@ -65,6 +65,9 @@ class Llama4JsonToolParser(Llama3LenientJsonToolParser):
 
     tool_open_tag = '<|python_start|>'
     tool_close_tag = '<|python_end|>'
+    argument_field = 'parameters'
+    argument_field_aliases = ('arguments',)
+    bare_call_open = '{'
 
 
 @ToolParserManager.register_module(['pythonic', 'llama4_pythonic'])
