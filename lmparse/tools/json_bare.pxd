@@ -20,8 +20,6 @@ it is handed back to the router as content, the rest is read again as plain
 text, so an ordinary JSON answer stays content byte for byte for every
 chunking.
 """
-import json
-
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
@@ -84,10 +82,11 @@ cdef inline Py_ssize_t _name_prefix(int kind, void *data, Py_ssize_t s, Py_ssize
 
 
 cdef inline tuple json_bare_confirm(str text, Py_ssize_t size, bint final, str name_key, tuple arg_keys,
-                                    object allowed, Py_ssize_t max_name):
+                                    object allowed, Py_ssize_t max_name, object loads):
     """Decide the bare envelope at the start of ``text``: ``(verdict, pos, name, argument key)``.
 
-    ``name_key`` and ``arg_keys`` are written with their quotes.
+    ``name_key`` and ``arg_keys`` are written with their quotes; ``loads``
+    (``json.loads``) decodes a name written with escapes.
     BARE_CONFIRMED: ``pos`` is just after the argument key's ``:``.
     BARE_REJECTED: ``text[:pos]`` is content, the rest is plain text again.
     BARE_UNDECIDED: the text ends first (never when ``final``).
@@ -131,7 +130,7 @@ cdef inline tuple json_bare_confirm(str text, Py_ssize_t size, bint final, str n
             name = PyUnicode_Substring(text, s, e)
             if escaped:
                 try:
-                    name = json.loads('"' + name + '"')
+                    name = loads('"' + name + '"')
                 except ValueError:
                     name = None
                 if name is None or name not in allowed:

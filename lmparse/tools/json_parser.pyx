@@ -180,7 +180,7 @@ cdef class JsonToolParser(ToolParser):
             if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
                 longest = PyUnicode_GET_LENGTH(name)
         verdict, pos, name, key = json_bare_confirm(text, size, final, self._bare_name_key, self._bare_keys,
-                                                    allowed, longest)
+                                                    allowed, longest, json.loads)
         if verdict == BARE_CONFIRMED:
             self._bare_pending = False
             self.emit_c(deltas, name, None)
