@@ -88,6 +88,16 @@ def rows() -> list[Row]:
         R('JSON envelope key', 'tool', None, 'qwen3', '<tool_call>\n{"', 'a', held_name=True),
         R('JSON argument key', 'tool', None, 'qwen3', '<tool_call>\n{"name": "search", "arguments": {"', 'a'),
         R('JSON string, llama3', 'tool', None, 'llama3', '<|python_tag|>{"name": "search", "parameters": {"query": "', 'a'),
+        # Llama: bare JSON envelopes, pythonic call lists
+        R('bare JSON string, llama3_json', 'tool', None, 'llama3_json', '{"name": "search", "parameters": {"query": "', 'a'),
+        R('plain `{"name": "x…`, llama3_json', 'plain', None, 'llama3_json', '{"name": "', 'x'),
+        R('pythonic string value', 'tool', None, 'pythonic', '[search(query="', 'a'),
+        R('pythonic `\\n` escapes', 'tool', None, 'pythonic', '[search(query="', '\\n'),
+        R('pythonic nesting `[[[[`', 'tool', None, 'pythonic', '[search(query=', '['),
+        R('pythonic number run', 'tool', None, 'pythonic', '[search(query=', '1'),
+        R('pythonic keyword', 'tool', None, 'pythonic', '[search(', 'a', held_name=True),
+        R('pythonic call name', 'tool', None, 'pythonic', '[search(), ', 'a', held_name=True),
+        R('plain `[[[[`, pythonic', 'plain', None, 'pythonic', '', '['),
         # XML (qwen3coder, glm47)
         R('XML parameter value', 'tool', None, 'qwen3coder', X_FN + '<parameter=query>\n', 'a'),
         R('XML value `<` run', 'tool', None, 'qwen3coder', X_FN + '<parameter=query>\n', '<'),

@@ -14,44 +14,49 @@ from lmparse.harmony import HarmonyResponseParser, HarmonyToolParser
 from lmparse.tools import (
     BraceCallToolParser,
     DsmlToolParser,
+    JsonHeaderToolParser,
     JsonToolParser,
     JsonValueScanner,
     NsElementToolParser,
+    PythonicToolParser,
     SectionToolParser,
     ToolParser,
     XmlToolParser,
 )
 # Importing the dialects registers every built-in parser name.
 from lmparse.dialects.deepseek import (
-    DeepSeekV3ReasoningParser,
-    DeepSeekV3ToolParser,
     DeepSeekV31ReasoningParser,
     DeepSeekV31ToolParser,
-    DeepSeekV4ReasoningParser,
-    DeepSeekV4ToolParser,
     DeepSeekV32ReasoningParser,
     DeepSeekV32ToolParser,
+    DeepSeekV3ReasoningParser,
+    DeepSeekV3ToolParser,
+    DeepSeekV41ToolParser,
+    DeepSeekV4ReasoningParser,
+    DeepSeekV4ToolParser,
 )
 from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
-from lmparse.dialects.internlm import InternS2PreviewToolParser, Internlm2ToolParser
-from lmparse.dialects.kimi import KimiK2ToolParser
-from lmparse.dialects.llama import Llama3JsonToolParser
-from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
-from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
 from lmparse.dialects.hermes import HermesToolParser
-from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
-from lmparse.tools.json_header import JsonHeaderToolParser
-from lmparse.dialects.deepseek import DeepSeekV41ToolParser
-from lmparse.dialects.kimi import KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
+from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.llama import (
+    Llama3JsonToolParser,
+    Llama3LenientJsonToolParser,
+    Llama4JsonToolParser,
+    PythonicCallsToolParser,
+)
 from lmparse.dialects.minimax import (
     MiniMaxM2ReasoningParser,
     MiniMaxM2ToolParser,
     MiniMaxM3ReasoningParser,
     MiniMaxM3ToolParser,
 )
+from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
+from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 
 __version__ = '0.1.0'
 
@@ -59,28 +64,32 @@ __all__ = [
     'BaseResponseParser',
     'BraceCallToolParser',
     'ChatCompletionRequest',
-    'DeepSeekV3ReasoningParser',
-    'DeepSeekV3ToolParser',
     'DeepSeekV31ReasoningParser',
     'DeepSeekV31ToolParser',
     'DeepSeekV32ReasoningParser',
     'DeepSeekV32ToolParser',
-    'DeepSeekV4ReasoningParser',
+    'DeepSeekV3ReasoningParser',
+    'DeepSeekV3ToolParser',
     'DeepSeekV41ToolParser',
+    'DeepSeekV4ReasoningParser',
     'DeepSeekV4ToolParser',
-    'DsmlToolParser',
     'DeltaFunctionCall',
     'DeltaMessage',
     'DeltaToolCall',
+    'DsmlToolParser',
     'FunctionCall',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
     'Glm47ToolParser',
     'GptOssResponseParser',
+    'GraniteReasoningParser',
+    'GraniteToolParser',
     'HarmonyResponseParser',
     'HarmonyToolParser',
+    'HermesToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
+    'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
     'KimiK2ToolParser',
@@ -88,11 +97,17 @@ __all__ = [
     'KimiK3ToolParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
+    'Llama3LenientJsonToolParser',
+    'Llama4JsonToolParser',
     'MiniMaxM2ReasoningParser',
     'MiniMaxM2ToolParser',
     'MiniMaxM3ReasoningParser',
     'MiniMaxM3ToolParser',
+    'MistralReasoningParser',
+    'MistralToolParser',
     'NsElementToolParser',
+    'PythonicCallsToolParser',
+    'PythonicToolParser',
     'Qwen3CoderToolParser',
     'Qwen3ToolParser',
     'ReasoningParser',
@@ -110,5 +125,3 @@ __all__ = [
     'validate_parser_names',
     '__version__',
 ]
-__all__ += ['GraniteReasoningParser', 'GraniteToolParser', 'HermesToolParser', 'JsonHeaderToolParser',
-            'MistralReasoningParser', 'MistralToolParser']

@@ -7,7 +7,7 @@ class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring, PyUnicode_Tailmatch
+from cpython.unicode cimport PyUnicode_Substring, PyUnicode_Tailmatch
 
 from lmparse.construction cimport (
     STARTS_ALWAYS,
@@ -28,6 +28,7 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.tag_search cimport _find, _may_hold_tag, _tag_floor
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
 
@@ -65,56 +66,9 @@ cdef enum:
 
 _MODE_NAMES = ('plain', 'reasoning', 'tool')
 
-
-cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t end):
-    if tag is None:
-        return -1
-    return PyUnicode_Find(text, <str>tag, start, end, 1)
-
-
-cdef inline Py_ssize_t _tag_floor(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t reach, Py_ssize_t *at) noexcept:
-    """First offset of ``p[:n]`` where a tag, or a tag prefix at its end, can start (see construction.tag_anchor).
-
-    ``at[0]``: the anchor's first offset; -1 when it does not occur, so ``p``
-    holds no whole tag (0 without an anchor).
-    """
-    at[0] = PyUnicode_FindChar(p, anchor, 0, n, 1) if anchor and n else 0
-    cdef Py_ssize_t a = n if at[0] < 0 else at[0]
-    return a - reach if a > reach else 0
-
-
 cdef enum:
-    # Anchor occurrences checked one by one before two full tag searches are cheaper.
-    _ANCHOR_CHECKS = 8
-
-
-cdef inline bint _tag_at(str p, Py_ssize_t n, object tag, Py_UCS4 anchor, Py_ssize_t q) except -1:
-    """A whole ``tag`` in ``p[:n]`` whose first ``anchor`` character is at ``q``."""
-    if tag is None:
-        return False
-    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(<str>tag)
-    cdef Py_ssize_t s = q - PyUnicode_FindChar(<str>tag, anchor, 0, m, 1)
-    return s >= 0 and s + m <= n and PyUnicode_Tailmatch(p, <str>tag, s, s + m, -1) == 1
-
-
-cdef bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q,
-                        object a, object b, object c) except -1:
-    """False when ``p[:n]`` surely holds none of the tags (each contains ``anchor``).
-
-    A whole tag's first anchor character is an anchor occurrence of ``p``, so
-    checking each occurrence in place replaces full searches for the tags in
-    text where the anchor is rare (prose: one ``<`` per chunk). True when a tag
-    matched, or after _ANCHOR_CHECKS occurrences: the caller then searches.
-    ``q``: the anchor's first occurrence.
-    """
-    cdef int k
-    for k in range(_ANCHOR_CHECKS):
-        if q < 0:
-            return False
-        if _tag_at(p, n, a, anchor, q) or _tag_at(p, n, b, anchor, q) or _tag_at(p, n, c, anchor, q):
-            return True
-        q = PyUnicode_FindChar(p, anchor, q + 1, n, 1)
-    return True
+    # Whitespace an anchored bare opener may follow (bounds what is held at the start).
+    _BARE_LEAD = 64
 
 
 def aggregate_deltas(list messages not None):
@@ -158,6 +112,8 @@ cdef class ResponseParserCore:
     cdef object _t_open
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
+    # the opener counts only at the start of the plain channel (then cleared once text is content)
+    cdef bint _bare_anchored
     cdef ToolParser _tool
     cdef int _tool_hooks
     # see construction.tag_anchor
@@ -288,19 +244,22 @@ cdef class ResponseParserCore:
                 # bare calls only when tools are offered: a rejected name is text again
                 if self._tool._bare_open is not None and self._tool._allowed_tool_names:
                     self._bare_open = self._tool._bare_open
+                    self._bare_anchored = self._tool._bare_at_start
 
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
-        cdef int slot = 0 if not tool_active else (1 if self._bare_open is None else 2)
+        # an anchored opener is checked apart, at the start of the plain channel
+        bare_searched = None if self._bare_anchored else self._bare_open
+        cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
         if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
-                self._bare_open is None or same_tag(self._bare_open, plan.t_bare)):
+                bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
             self._anchor_reasoning = plan.anchor_reasoning[slot]
             self._reach_plain = plan.reach_plain[slot]
             self._reach_reasoning = plan.reach_reasoning[slot]
         else:
-            self._anchor_plain = tag_anchor(self._r_open, self._t_open, self._bare_open, &self._reach_plain)
+            self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
@@ -462,6 +421,11 @@ cdef class ResponseParserCore:
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept in the text)
         cdef Py_ssize_t anchor_at
         bare = self._bare_open
+        if bare is not None and self._bare_anchored:
+            at = self._anchored_bare(p, n)
+            if at >= 0:
+                return at == 1
+            bare = None
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
                 p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare)):
@@ -493,6 +457,32 @@ cdef class ResponseParserCore:
             self._pending = PyUnicode_Substring(p, at, n)
             self._enter_tool_mode(True)
         return True
+
+    cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2:
+        """An anchored bare opener at the start of ``p``, after at most _BARE_LEAD whitespace
+        characters: 1 a bare block starts (the whitespace is the block's), 0 the text is too
+        short to tell (held), -1 it is not there (and bare calls end for this response)."""
+        cdef int kind = PyUnicode_KIND(p)
+        cdef void *data = PyUnicode_DATA(p)
+        cdef Py_ssize_t k = 0, m = PyUnicode_GET_LENGTH(<str>self._bare_open)
+        cdef Py_UCS4 ch
+        while k < n and k <= _BARE_LEAD:
+            ch = PyUnicode_READ(kind, data, k)
+            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+                break
+            k += 1
+        if k <= _BARE_LEAD and k < n:
+            if n - k >= m:
+                if PyUnicode_Tailmatch(p, <str>self._bare_open, k, k + m, -1):
+                    self._enter_tool_mode(True)
+                    return 1
+            elif not self._final and PyUnicode_Tailmatch(
+                    <str>self._bare_open, PyUnicode_Substring(p, k, n), 0, n - k, -1):
+                return 0
+        elif k == n and k <= _BARE_LEAD and not self._final:
+            return 0
+        self._bare_open = None
+        return -1
 
     cdef bint _consume_reasoning(self, list out) except -1:
         cdef str p = self._pending
@@ -578,9 +568,12 @@ cdef class ResponseParserCore:
             self._after_tool_block = True
         if calls:
             out.append((new_delta_message(None, None, calls), True))
-        if self._bare_open is not None and self._tool._handback is not None:
-            # a rejected bare call: its text is content, and no tool block separates what follows
-            self._emit_text(out, <str>self._tool._handback, False)
+        if self._tool is not None and self._tool._handback is not None:
+            # a rejected (bare) call: its text is content, and no tool block separates what follows
+            if self._tool._handback:
+                self._emit_text(out, <str>self._tool._handback, self._mode == M_REASONING)
+            if self._bare_anchored:
+                self._bare_open = None  # text was content: the response no longer starts with a call
             self._tool._handback = None
             self._after_tool_block = False
             if self._tool._replay is not None:  # consumed past the rejection point: read it again

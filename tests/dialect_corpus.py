@@ -35,6 +35,7 @@ from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.ns_elements import NsElementToolParser
+from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -213,6 +214,8 @@ def tool_markers(cls: Any) -> list[str]:
                                                   'argument_begin', 'call_end')] + ['functions.']
     elif issubclass(cls, BraceCallToolParser):
         found += [cls.string_delimiter, *cls.call_prefixes, '{', '}', '[', ']', ',', ':']
+    elif issubclass(cls, PythonicToolParser):
+        found += ['[', *(f'{name}(' for name in OFFERED), f'{UNKNOWN}(', 'city=', ')]', "'''", '"""']
     found += _marker_attrs(cls)
     return list(dict.fromkeys(m for m in found if m))
 
@@ -338,7 +341,8 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         name = _pick_name(rng)
         args = _dumps(rng, _json_args(rng, _params_for(name)))
         sep = rng.choice(['', '\n'])
-        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), cls.argument_field, args)
+        arg_key = rng.choice((cls.argument_field, *getattr(cls, 'argument_field_aliases', ())))
+        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), arg_key, args)
         close = cls.get_tool_close_tag()
         return cls.get_tool_open_tag() + sep + env + (sep + close if close else ''), [(name, args)]
     if issubclass(cls, XmlToolParser):
@@ -410,6 +414,17 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         return cls.section_begin + body + cls.section_end, calls
     if issubclass(cls, BraceCallToolParser):
         return _brace_block(cls, rng)
+    if issubclass(cls, PythonicToolParser):
+        # [NAME(key=LITERAL, ...), ...]: the first name offered (else the list is text), later ones any
+        calls = []
+        items = []
+        for i in range(rng.randint(1, 3)):
+            name = rng.choice(list(OFFERED)) if i == 0 else _pick_name(rng)
+            params = _json_args(rng, _params_for(name))
+            calls.append((name, params))  # compared as JSON: \ud834\udd1e spellings stay escapes
+            items.append(name + '(' + rng.choice([', ', ',']).join(
+                f'{k}={_py_literal(rng, v)}' for k, v in params.items()) + ')')
+        return (cls.get_tool_open_tag() or '') + '[' + ', '.join(items) + ']' + (cls.get_tool_close_tag() or ''), calls
     return None
 
 
@@ -436,6 +451,16 @@ def _brace_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any
     prefix = rng.choice(cls.call_prefixes)
     return f'{cls.get_tool_open_tag()}{prefix}{name}{_brace_value(cls, args)}{cls.get_tool_close_tag()}', \
         [(name, args)]
+
+
+def _py_literal(rng: random.Random, v: str) -> str:
+    """A Python string literal for ``v``: repr, or JSON's spelling (also a valid Python literal here)."""
+    return repr(v) if rng.random() < 0.5 else json.dumps(v, ensure_ascii=rng.random() < 0.5)
+
+
+def _anchored_bare(cls: Any) -> bool:
+    """The family takes calls without the open tag at the start of the response (``bare_call_open``)."""
+    return issubclass(cls, (JsonToolParser, PythonicToolParser)) and getattr(cls, 'bare_call_open', None) in ('{', '[')
 
 
 def _text(rng: random.Random, max_pieces: int = 6) -> str:
@@ -476,7 +501,12 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
         if last_was_block:
             # a separator between two blocks: dropped (an open tag's own leading newlines are kept)
             parts.append(rng.choice(['\n', '\n\n']))
-        parts.append(built[0])
+        if not parts and reasoning_cls is None and _anchored_bare(tool_cls) and rng.random() < 0.5 and all(
+                c[0] in OFFERED for c in built[1]) and built[0].startswith(tool_cls.get_tool_open_tag()):
+            # a bare call (no open tag) at the start of the response: a call when it names offered tools
+            parts.append(built[0][len(tool_cls.get_tool_open_tag()):].lstrip('\n'))
+        else:
+            parts.append(built[0])
         calls.extend(c for c in built[1] if c[0] in OFFERED)
         last_was_block = True
         return True

@@ -8,6 +8,7 @@
 - ``NsElementToolParser``: namespace-marked element calls, arguments named by their element (MiniMax M3).
 - ``SectionToolParser``: special-token sections of calls with JSON arguments.
 - ``BraceCallToolParser``: ``call:NAME{key:value}`` calls with delimited strings, converted to JSON.
+- ``PythonicToolParser``: a pythonic call list ``[f(a=1), g()]`` with Python-literal arguments.
 """
 from lmparse.tools.base import ToolParser
 from lmparse.tools.brace_call import BraceCallToolParser
@@ -16,6 +17,7 @@ from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.json_scanner import JsonValueScanner
 from lmparse.tools.ns_elements import NsElementToolParser
+from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -26,6 +28,7 @@ __all__ = [
     'JsonToolParser',
     'JsonValueScanner',
     'NsElementToolParser',
+    'PythonicToolParser',
     'SectionToolParser',
     'ToolParser',
     'XmlToolParser',

@@ -62,6 +62,9 @@ cdef class ToolParser:
     # recognises (the router searches plain text for it), and hands back the
     # raw text of a bare call it rejected (content for the router, then None).
     cdef object _bare_open
+    # The opener counts only at the start of the plain channel, after whitespace
+    # (the JSON and pythonic families), not anywhere in the text (the XML family).
+    cdef bint _bare_at_start
     cdef object _handback
     cdef object _replay
 

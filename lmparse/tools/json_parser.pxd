@@ -18,6 +18,13 @@ cdef class JsonToolParser(ToolParser):
     cdef bint _envelope_array
     cdef bint _in_array
     cdef Py_ssize_t _skip_open
+    # argument_field_aliases; a bare call's quoted name key and argument keys
+    cdef tuple _argument_aliases
+    cdef bint _bare_pending
+    cdef str _bare_name_key
+    cdef tuple _bare_keys
+
+    cdef Py_ssize_t bare_start(self, str text, Py_ssize_t size, list deltas, bint final) except -1
 
     cdef int drop_held(self) except -1
     cdef Py_ssize_t string_end(self, str text, Py_ssize_t pos, Py_ssize_t size)

@@ -22,6 +22,7 @@ class JsonToolParser(ToolParser):
     name_field: ClassVar[str]
     argument_field: ClassVar[str]
     envelope_array: ClassVar[bool]
+    argument_field_aliases: ClassVar[tuple[str, ...]]
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner

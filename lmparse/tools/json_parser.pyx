@@ -16,7 +16,7 @@ envelopes (``[{...}, {...}]``; Mistral before v11, Granite 3): ``,`` between
 envelopes, and without a close tag the array's ``]`` ends the block (text
 after it is content). A payload that starts with anything but ``[`` or ``{``
 is no call: the block ends before it and the text is content. A dialect
-declaring ``bare_call_open`` has a second opener (Granite's ``<tool_call>``
+declaring a ``bare_call_open`` tag (any but ``'{'``) has a second opener (Granite's ``<tool_call>``
 beside ``<|tool_call|>``): the router leaves it in the text and the block
 skips it.
 
@@ -24,6 +24,11 @@ A key or name string that does not end in the chunk is consumed and held in
 the parser (``HeldText``), not left in the router's buffer: the scan resumes
 on the next chunk's text with its escape state, and the string is joined and
 decoded once, at its closing quote.
+
+Bare calls (``bare_call_open = '{'``, Llama 3.x ``llama3_json``): an envelope
+with no open tag at the start of the response, confirmed by ``json_bare``
+before anything is emitted; ``argument_field_aliases`` names other keys that
+carry the arguments (``"arguments"`` beside ``"parameters"``).
 """
 import json
 
@@ -37,6 +42,7 @@ from lmparse.tools.base cimport (
     immutable_type,
     same_basis,
 )
+from lmparse.tools.json_bare cimport BARE_CONFIRMED, BARE_REJECTED, json_bare_confirm
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -83,11 +89,11 @@ cdef str _decode_raw(str raw):
         return raw
 
 
-# class -> (name_field, argument_field) as declared. A compiled class's entry
+# class -> (name_field, argument_field, argument_field_aliases) as declared. A compiled class's entry
 # is final; a Python class's is compared by identity at each construction (the
 # base's class_basis), so a changed declaration rebuilds it. Threads racing on
 # a miss only build the same entry twice.
-cdef tuple _FIELD_NAMES = ('name_field', 'argument_field')
+cdef tuple _FIELD_NAMES = ('name_field', 'argument_field', 'argument_field_aliases')
 cdef dict _declared = {}
 
 
@@ -98,9 +104,12 @@ cdef tuple _declared_fields(type cls):
     fields = class_basis(cls, _FIELD_NAMES)
     if entry is not None and same_basis(<tuple>entry, fields):
         return <tuple>entry
-    for field in fields:
+    for field in fields[:2]:
         if not isinstance(field, str):
             raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
+    aliases = fields[2]
+    if not isinstance(aliases, tuple) or not all(isinstance(a, str) for a in aliases):
+        raise TypeError(f'{cls.__name__}.argument_field_aliases must be a tuple of str')
     if len(_declared) >= 256:
         _declared.clear()
     _declared[cls] = fields
@@ -157,6 +166,8 @@ cdef class JsonToolParser(ToolParser):
     argument_field = 'arguments'
     # True: the payload is a JSON array of envelopes (see the module docs).
     envelope_array = False
+    # Other keys that carry the arguments (Llama 3.x writes either).
+    argument_field_aliases = ()
 
     def __cinit__(self, *args, **kwargs):
         cdef tuple fields = _declared_fields(type(self))
@@ -168,6 +179,11 @@ cdef class JsonToolParser(ToolParser):
         self._skip_open = 0
         self._name_field = <str>fields[0]
         self._argument_field = <str>fields[1]
+        self._argument_aliases = <tuple>fields[2]
+        if self._bare_open == '{':
+            self._bare_at_start = True  # a bare JSON object is a call only at the start of the response
+            self._bare_name_key = '"' + self._name_field + '"'
+            self._bare_keys = tuple('"' + key + '"' for key in (self._argument_field,) + self._argument_aliases)
         self._value_scanner = JsonValueScanner()
         self._phase = P_START
         self._json_key = None
@@ -189,16 +205,43 @@ cdef class JsonToolParser(ToolParser):
         self._in_array = False
         self._skip_open = 0
         self.next_envelope(P_START)
+        self._bare_pending = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
-        """A block opened with ``bare_call_open`` (left at the start of the text): skipped like the open tag."""
+        """A block opened with ``bare_call_open``: a bare envelope to confirm (``{``) or an opener to skip."""
         if self._hooks & HOOK_BEGIN_BLOCK:
             self.begin_tool_block()
         else:
             self.begin_block_c()
-        self._skip_open = PyUnicode_GET_LENGTH(<str>self._bare_open)
+        if self._bare_name_key is not None:
+            self._bare_pending = True
+        else:
+            self._skip_open = PyUnicode_GET_LENGTH(<str>self._bare_open)
         return 0
+
+    cdef Py_ssize_t bare_start(self, str text, Py_ssize_t size, list deltas, bint final) except -1:
+        """Confirm a bare envelope (see json_bare); consumes nothing while undecided."""
+        allowed = self._allowed_tool_names
+        cdef Py_ssize_t longest = 0
+        for name in allowed:
+            if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
+                longest = PyUnicode_GET_LENGTH(name)
+        verdict, pos, name, key = json_bare_confirm(text, size, final, self._bare_name_key, self._bare_keys,
+                                                    allowed, longest, json.loads)
+        if verdict == BARE_CONFIRMED:
+            self._bare_pending = False
+            self.emit_c(deltas, name, None)
+            self._name_emitted = True
+            self._json_key = key
+            self._phase = P_VALUE
+        elif verdict == BARE_REJECTED:
+            # not a call: its text is content, the rest is plain text again (the router's)
+            self._bare_pending = False
+            self._handback = PyUnicode_Substring(text, 0, pos)
+            self._payload_closed = True
+            self._close_tag = None  # no close tag to look for: the block ends here
+        return pos
 
     cdef int next_envelope(self, int phase) except -1:
         """A new call: its envelope starts (P_START) or its ``{`` was just read (P_KEY)."""
@@ -423,6 +466,10 @@ cdef class JsonToolParser(ToolParser):
         cdef Py_ssize_t at
         cdef str value
         close_tag = self._close_tag
+        if self._bare_pending:
+            pos = self.bare_start(text, size, deltas, final)
+            if self._bare_pending or self._payload_closed:
+                return pos
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
         if self._skip_open:
@@ -513,7 +560,7 @@ cdef class JsonToolParser(ToolParser):
                     self.string_done(deltas, value)
                 else:
                     self._value_scanner.reset_c()
-                    if key == self._argument_field:
+                    if key == self._argument_field or (self._argument_aliases and key in self._argument_aliases):
                         self._arguments_seen = True
                         self._phase = P_ARGS
                     else:

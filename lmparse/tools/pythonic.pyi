@@ -1,0 +1,21 @@
+"""Type stub for the compiled ``lmparse.tools.pythonic`` module."""
+from typing import ClassVar
+
+from typing_extensions import disjoint_base
+
+from lmparse.tools.base import ToolParser
+
+__all__ = ['PythonicToolParser']
+
+@disjoint_base
+class PythonicToolParser(ToolParser):
+    """Tool parser for a pythonic call list: ``[get_weather(city="Paris"), other()]``.
+
+    A dialect declares ``tool_open_tag`` / ``tool_close_tag`` and, to take a
+    list written without them at the start of the response, ``bare_call_open = '['``.
+    """
+
+    tool_open_tag: ClassVar[str | None]
+    tool_close_tag: ClassVar[str | None]
+    @property
+    def _state_name(self) -> str: ...
