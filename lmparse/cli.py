@@ -464,8 +464,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser('serve', help='OpenAI/Anthropic-compatible replay server over recorded outputs')
     serve.add_argument('outputs', nargs='?', default=None,
-                       help='a raw output file, a folder of *.txt outputs, or a .jsonl of '
-                            '{"name", "output"[, "finish_reason"]} (default: the bundled Qwen3 replay set)')
+                       help='a raw output file, a folder of *.txt outputs (a subfolder of *.txt files is a '
+                            'scripted conversation, one file per turn), or a .jsonl of {"name", "output"'
+                            '[, "finish_reason"]} or {"name", "turns": [{"output"[, "match"]}, ...]} lines '
+                            '(default: the bundled Qwen3 replay set)')
     _add_parser_options(serve)
     serve.add_argument('--host', default='127.0.0.1', help='bind address (default: %(default)s)')
     serve.add_argument('--port', type=_port, default=8000, help='port (default: %(default)s; 0 picks a free one)')

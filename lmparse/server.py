@@ -15,7 +15,16 @@ Recorded outputs (``OUTPUTS``):
 * a folder: every ``*.txt`` file in it (not recursive), each named after its file;
 * a ``.jsonl`` file: one JSON object per line, ``{"name": ..., "output": ...}``
   and optionally ``"finish_reason"`` (default ``"stop"``; ``"length"`` replays a
-  truncated response).
+  truncated response);
+* a **scripted conversation** (for agent loops): a ``.jsonl`` line
+  ``{"name": ..., "turns": [{"output": ...}, {"output": ...}, ...]}`` or, in a
+  folder, a subfolder ``NAME/`` of ``*.txt`` turns in file-name order. The turn
+  that answers a request is chosen by the conversation so far: a turn with
+  ``"match": TEXT`` answers when the last user message contains ``TEXT``
+  (first such turn wins); otherwise turn *n* answers a request holding *n*
+  assistant messages (the first request gets turn 0, the request after one
+  tool call and its results turn 1, ...), the last turn answering any later
+  request. Each turn may set ``"finish_reason"``.
 
 A request picks its output by, in order: the ``X-Replay-Output`` header, the
 request's ``model`` when it names an output, or the only output when there is
@@ -81,9 +90,43 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ReplayOutput:
+    """One recorded output, or a scripted conversation (``turns``; see the module docstring)."""
+
     name: str
     text: str
     finish_reason: str = 'stop'
+    turns: tuple[ReplayOutput, ...] = ()
+    match: str | None = None  # a turn: answers when the last user message contains this
+
+    def select(self, messages: Any) -> ReplayOutput:
+        """The output that answers a request with these ``messages`` (itself unless a conversation)."""
+        if not self.turns:
+            return self
+        messages = messages if isinstance(messages, list) else []
+        last_user = _last_user_text(messages)
+        if last_user is not None:
+            for turn in self.turns:
+                if turn.match is not None and turn.match in last_user:
+                    return turn
+        unmatched = [t for t in self.turns if t.match is None] or list(self.turns)
+        n = sum(1 for m in messages if isinstance(m, dict) and m.get('role') == 'assistant')
+        return unmatched[min(n, len(unmatched) - 1)]
+
+
+def _last_user_text(messages: list[Any]) -> str | None:
+    """Text of the last user message that has text (OpenAI strings or parts, Anthropic blocks)."""
+    for m in reversed(messages):
+        if not isinstance(m, dict) or m.get('role') != 'user':
+            continue
+        content = m.get('content')
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [p['text'] for p in content
+                     if isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str)]
+            if texts:
+                return '\n'.join(texts)
+    return None
 
 
 def _read_text(path: str) -> str:
@@ -113,6 +156,17 @@ def load_outputs(path: str) -> dict[str, ReplayOutput]:
             full = os.path.join(path, n)
             if os.path.isfile(full):
                 outputs[n[:-4]] = ReplayOutput(n[:-4], _read_text(full))
+        for n in sorted(os.listdir(path)):
+            sub = os.path.join(path, n)
+            if n.startswith('.') or not os.path.isdir(sub):
+                continue
+            files = sorted(f for f in os.listdir(sub) if f.endswith('.txt') and not f.startswith('.'))
+            if not files:
+                continue
+            if n in outputs:
+                raise ReplayError(f'{sub}: a conversation named like the output {n}.txt')
+            outputs[n] = ReplayOutput(n, '', turns=tuple(
+                ReplayOutput(f'{n}#{i}', _read_text(os.path.join(sub, f))) for i, f in enumerate(files)))
         if not outputs:
             raise ReplayError(f'{path}: no *.txt outputs in this folder')
         return outputs
@@ -127,17 +181,24 @@ def load_outputs(path: str) -> dict[str, ReplayOutput]:
             item = json.loads(line)
         except ValueError as err:
             raise ReplayError(f'{path}:{lineno}: invalid JSON ({err})') from None
-        if not isinstance(item, dict) or not isinstance(item.get('output'), str):
-            raise ReplayError(f'{path}:{lineno}: expected an object with a string "output"')
-        name = item.get('name', str(lineno))
-        reason = item.get('finish_reason', 'stop')
-        if not isinstance(name, str) or not isinstance(reason, str):
-            raise ReplayError(f'{path}:{lineno}: "name" and "finish_reason" must be strings')
-        if reason not in FINISH_REASONS:
-            raise ReplayError(f'{path}:{lineno}: finish_reason {reason!r} is not one of {", ".join(FINISH_REASONS)}')
+        where = f'{path}:{lineno}'
+        if isinstance(item, dict) and 'turns' in item:
+            name = item.get('name', str(lineno))
+            turns = item['turns']
+            if not isinstance(turns, list) or not turns:
+                raise ReplayError(f'{where}: "turns" must be a non-empty list of {{"output": ...}} objects')
+            if not isinstance(name, str):
+                raise ReplayError(f'{where}: "name" must be a string')
+            output = ReplayOutput(name, '', turns=tuple(
+                _output_item(turn, f'{name}#{i}', f'{where}: turns[{i}]') for i, turn in enumerate(turns)))
+        else:
+            name = item.get('name', str(lineno)) if isinstance(item, dict) else ''
+            if not isinstance(name, str):
+                raise ReplayError(f'{where}: "name" and "finish_reason" must be strings')
+            output = _output_item(item, name, where)
         if name in outputs:
-            raise ReplayError(f'{path}:{lineno}: duplicate output name {name!r}')
-        outputs[name] = ReplayOutput(name, item['output'], reason)
+            raise ReplayError(f'{where}: duplicate output name {name!r}')
+        outputs[name] = output
     if not outputs:
         raise ReplayError(f'{path}: no outputs')
     return outputs
@@ -145,6 +206,20 @@ def load_outputs(path: str) -> dict[str, ReplayOutput]:
 
 THINKING_MODES = ('auto', 'on')
 ThinkingMode = Literal['auto', 'on']
+
+
+def _output_item(item: Any, name: str, where: str) -> ReplayOutput:
+    if not isinstance(item, dict) or not isinstance(item.get('output'), str):
+        raise ReplayError(f'{where}: expected an object with a string "output"')
+    reason = item.get('finish_reason', 'stop')
+    match = item.get('match')
+    if not isinstance(reason, str):
+        raise ReplayError(f'{where}: "name" and "finish_reason" must be strings')
+    if reason not in FINISH_REASONS:
+        raise ReplayError(f'{where}: finish_reason {reason!r} is not one of {", ".join(FINISH_REASONS)}')
+    if match is not None and not isinstance(match, str):
+        raise ReplayError(f'{where}: "match" must be a string')
+    return ReplayOutput(name, item['output'], reason, match=match)
 
 
 def build_parser_class(response_parser: str = 'default', reasoning_parser: str | None = None,
@@ -398,6 +473,12 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
     def _pick(self, body: dict[str, Any]) -> ReplayOutput:
+        output = self._pick_output(body).select(body.get('messages'))
+        if output.name.rpartition('#')[2].isdigit() and self.server.config.verbose:
+            self.log_message('%s', f'answering with turn {output.name}')
+        return output
+
+    def _pick_output(self, body: dict[str, Any]) -> ReplayOutput:
         outputs = self.server.config.outputs
         wanted = self.headers.get('X-Replay-Output')
         if wanted is not None:

@@ -251,7 +251,7 @@ def test_output_header_and_models(replay_server: ReplayServer) -> None:
     assert status == 200
     assert body['choices'][0]['message']['content'] == PLAIN_TEXT
     status, models = _http(replay_server, 'GET', '/v1/models')
-    assert [m['id'] for m in models['data']] == ['qwen3-demo', 'qwen3-nested', 'qwen3-truncated', 'plain']
+    assert [m['id'] for m in models['data']] == ['qwen3-demo', 'qwen3-nested', 'qwen3-truncated', 'plain', 'qwen3-agent']
     assert _http(replay_server, 'GET', '/nope')[0] == 404
 
 
