@@ -249,3 +249,23 @@ def test_python_dash_m(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, '-m', 'lmparse', 'parse', '-', '--tool-parser', 'nope'], input='x',
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith('lmparse: ') and 'Traceback' not in proc.stderr
+
+
+@pytest.mark.parametrize('response_parser,tool_parser,text', [
+    ('gpt-oss', None, '<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>commentary '
+                      'to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>'),
+    ('default', 'qwen3coder', '<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n'
+                              '</function>\n</tool_call>'),
+    ('default', 'kimi_k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0'
+                           '<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>'),
+])
+def test_every_family_keeps_unoffered_calls(capsys: Any, monkeypatch: Any, response_parser: str,
+                                            tool_parser: str | None, text: str) -> None:
+    import io
+    monkeypatch.setattr(sys, 'stdin', io.StringIO(text))
+    argv = ['parse', '-', '--response-parser', response_parser] + (['--tool-parser', tool_parser] if tool_parser else [])
+    code, out, err = run(capsys, *argv)
+    doc = json.loads(out)
+    assert code == 0 and [(c['function']['name'], json.loads(c['function']['arguments'])) for c in doc['tool_calls']] \
+        == [('get_weather', {'city': 'Oslo'})]
+    assert 'not filtered' in err
