@@ -42,6 +42,12 @@ def _describe(message: Any) -> list[str]:
     return lines
 
 
+def _reasoning_text(parts: list[str]) -> str | None:
+    # Whitespace-only reasoning (an empty <think> block) is no reasoning, as in the OpenAI / Anthropic output.
+    text = ''.join(parts)
+    return text if text and not text.isspace() else None
+
+
 def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
     from lmparse.server import ReplayError, build_parser_class
 
@@ -108,7 +114,7 @@ def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser
     return {
         'role': 'assistant',
         'content': ''.join(content) or None,
-        'reasoning_content': ''.join(reasoning) or None,
+        'reasoning_content': _reasoning_text(reasoning),
         'tool_calls': [c.model_dump() for c in calls] or None,
         'finish_reason': runner.finish_reason,
         'deltas': stream,
@@ -338,7 +344,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     aggregated = {
         'role': 'assistant',
         'content': ''.join(content) or None,
-        'reasoning_content': ''.join(reasoning) or None,
+        'reasoning_content': _reasoning_text(reasoning),
         'tool_calls': [c.model_dump() for c in calls] or None,
         'finish_reason': runner.finish_reason,
     }

@@ -111,6 +111,8 @@ def test_plain_answer_is_content_unless_thinking_is_on(capsys: Any, tmp_path: Pa
 def test_empty_think_block_sends_no_reasoning(capsys: Any, tmp_path: Path) -> None:
     empty = tmp_path / 'empty.txt'
     empty.write_text('<think>\n\n</think>\n\nHi.')
+    doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default')[1])
+    assert doc['reasoning_content'] is None and doc['content'] == '\n\nHi.'
     doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'anthropic')[1])
     assert [b['type'] for b in doc['content']] == ['text']
     doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'openai')[1])
