@@ -202,6 +202,14 @@ def test_drop_incomplete_calls_on_length(tool_parser: str, text: str) -> None:
     assert len(result.tool_calls or ()) == 2
 
 
+def test_stream_marks_incomplete_calls() -> None:
+    events = _stream(INCOMPLETE, 3, 'length')
+    stops = [e for kind, e in events if kind == 'content_block_stop']
+    assert stops[-1].get('lmparse_incomplete') is True and not any('lmparse_incomplete' in e for e in stops[:-1])
+    complete = _stream(NESTED, 3)
+    assert not any('lmparse_incomplete' in e for kind, e in complete if kind == 'content_block_stop')
+
+
 def test_stream_thinking_off_and_whitespace_reasoning() -> None:
     text = '<think>\n\n</think>\n\nHi.'
     for size in (1, 3, 100):

@@ -36,9 +36,10 @@ Contract:
 * **Incomplete calls** (arguments that are not a complete JSON object when
   the output ends: cut by ``max_tokens``, or malformed). A stream sends what
   was generated (the ``tool_use`` block and the valid JSON prefix; it cannot
-  be taken back; ``stop_reason`` says why the output ended). The
-  non-streaming message never presents one as a valid call: it is left out of
-  ``content`` and listed in the extension field
+  be taken back; ``stop_reason`` says why the output ended) and marks the
+  block's ``content_block_stop`` with ``"lmparse_incomplete": true``. The
+  non-streaming message never presents one as a valid call: it is left out
+  of ``content`` and listed in the extension field
   ``"lmparse_incomplete_tool_calls"`` (``id``, ``name``, ``partial_json``:
   the arguments as generated); nothing is invented. A stop reason
   ``tool_use`` needs a complete call. A JSON string holding an object
@@ -131,6 +132,9 @@ class AnthropicStream:
                 stop['lmparse_unsent_json'] = tb.held + ''.join(tb.unsent)
                 tb.unsent.clear()
                 tb.held = ''
+            if not tb.check.complete:
+                # The arguments sent so far are not a whole JSON object (see "Incomplete calls").
+                stop['lmparse_incomplete'] = True
         out.append(_event('content_block_stop', _dumps(stop)))
         self._kind = 0
         self._block = -1
