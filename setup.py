@@ -1,8 +1,17 @@
-"""Build the Cython extensions: every .pyx under lmparse/ becomes one module."""
+"""Build the Cython extensions: every .pyx under lmparse/ becomes one module.
+
+Both stages run in parallel by default, also under ``pip install`` (which
+passes no ``-j``): Cython translates the modules in ``JOBS`` processes and
+``build_ext`` compiles them in ``JOBS`` threads. ``JOBS`` is the number of
+CPUs this process may use, or ``LMPARSE_BUILD_JOBS``; ``-j N`` still wins.
+Unchanged modules are neither re-translated nor recompiled.
+"""
+import os
 from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).parent
 
@@ -28,4 +37,26 @@ def extensions() -> list[Extension]:
     return mods
 
 
-setup(ext_modules=cythonize(extensions(), compiler_directives=COMPILER_DIRECTIVES))
+def jobs() -> int:
+    env = os.environ.get("LMPARSE_BUILD_JOBS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class ParallelBuildExt(build_ext):
+    """``build_ext`` that compiles in parallel unless told otherwise."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = jobs()
+
+
+setup(
+    ext_modules=cythonize(extensions(), compiler_directives=COMPILER_DIRECTIVES, nthreads=jobs()),
+    cmdclass={"build_ext": ParallelBuildExt},
+)

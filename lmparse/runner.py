@@ -16,6 +16,7 @@ work happens in the compiled parser.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,31 @@ from lmparse.token_ids import read_token_ids
 if TYPE_CHECKING:
     from lmparse.token_ids import TokenIdsLike
 
-__all__ = ['ChatResult', 'ChatRunner', 'EngineChunk', 'StreamDelta', 'build_usage']
+__all__ = ['ChatResult', 'ChatRunner', 'EngineChunk', 'StreamDelta', 'arguments_object', 'build_usage',
+           'is_complete_call']
+
+
+def arguments_object(arguments: str | None) -> dict[str, Any] | None:
+    """A call's arguments as a JSON object, or None when they are not one (the call is incomplete).
+
+    Empty arguments are incomplete (a complete call without arguments carries
+    ``{}``); a JSON string holding an object (double-encoded arguments, as some
+    models write them) is decoded once. Nothing else is repaired or wrapped.
+    """
+    if not arguments:
+        return None
+    try:
+        value = json.loads(arguments)
+        if isinstance(value, str):
+            value = json.loads(value)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def is_complete_call(call: ToolCall) -> bool:
+    """Whether a collected call's arguments are a complete JSON object."""
+    return arguments_object(call.function.arguments) is not None
 
 
 @dataclass(slots=True)
@@ -67,6 +92,8 @@ class ChatResult:
     logprobs: list[Any] = field(default_factory=list)
     completion_tokens: int = 0
     reasoning_tokens: int | None = None
+    # Calls removed by ``drop_incomplete_calls`` (their payload never closed).
+    dropped_tool_calls: list[ToolCall] = field(default_factory=list)
 
 
 def build_usage(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int | None) -> dict[str, Any]:
@@ -88,14 +115,21 @@ class ChatRunner:
     carries token ids, still yield an empty-content delta for them (clients
     that asked for token ids or logprobs need every step). A chunk that
     carries a finish reason always yields at least one delta.
+
+    ``drop_incomplete_calls``: in a complete response (:meth:`collect`) that
+    ended with ``finish_reason="length"``, remove the calls whose payload never
+    closed (arguments that are not a complete JSON object, and a last call the
+    output ended inside); they are listed in ``ChatResult.dropped_tool_calls``.
+    Streams are not affected (what was sent cannot be taken back).
     """
 
-    __slots__ = ('parser', 'emit_metadata_only', 'tool_emitted', 'finish_reason', 'completion_tokens',
-                 '_finished')
+    __slots__ = ('parser', 'emit_metadata_only', 'drop_incomplete_calls', 'tool_emitted', 'finish_reason',
+                 'completion_tokens', '_finished')
 
-    def __init__(self, parser: Any, *, emit_metadata_only: bool = False) -> None:
+    def __init__(self, parser: Any, *, emit_metadata_only: bool = False, drop_incomplete_calls: bool = False) -> None:
         self.parser = parser
         self.emit_metadata_only = emit_metadata_only
+        self.drop_incomplete_calls = drop_incomplete_calls
         self.tool_emitted = False
         self.finish_reason: str | None = None
         self.completion_tokens = 0
@@ -174,8 +208,19 @@ class ChatRunner:
             if chunk.finish_reason is not None:
                 finish_reason = chunk.finish_reason
                 break
-        content, tool_calls, reasoning = self.parser.parse_complete(''.join(parts), token_ids)
+        text = ''.join(parts)
         reason = finish_reason or 'stop'
+        dropped: list[ToolCall] = []
+        if self.drop_incomplete_calls and reason == 'length' and hasattr(self.parser, 'mode'):
+            content, tool_calls, reasoning, open_at_end = self._parse_probing_end(text, token_ids)
+            if tool_calls:
+                kept: list[ToolCall] = []
+                for i, call in enumerate(tool_calls):
+                    last_open = open_at_end and i == len(tool_calls) - 1
+                    (dropped if last_open or not is_complete_call(call) else kept).append(call)
+                tool_calls = kept
+        else:
+            content, tool_calls, reasoning = self.parser.parse_complete(text, token_ids)
         if tool_calls:
             self.tool_emitted = True
             if reason == 'stop':
@@ -184,4 +229,38 @@ class ChatRunner:
         self.finish_reason = reason
         self.completion_tokens = len(token_ids)
         return ChatResult(content, reasoning, tool_calls or None, reason, token_ids, logprobs,
-                          len(token_ids), self.reasoning_tokens)
+                          len(token_ids), self.reasoning_tokens, dropped)
+
+    def _parse_probing_end(self, text: str, token_ids: list[int]) -> tuple[Any, Any, Any, bool]:
+        """``parse_complete`` as two chunks (text, then the end), noting whether the text ended inside a call.
+
+        Any chunking gives the same result (the parsers' contract). A family
+        that builds the arguments JSON itself (XML-like, DSML) closes the
+        object at the end of input, so for those the open block is the only
+        sign that the model never closed the call; a JSON-envelope or Kimi
+        call with a complete envelope stays complete.
+        """
+        pairs = list(self.parser.stream_chunk(text, token_ids, final=False))
+        open_block = self.parser.mode == 'tool'
+        pairs.extend(self.parser.stream_chunk('', [], final=True))
+        content: list[str] = []
+        reasoning: list[str] = []
+        deltas: list[Any] = []
+        for message, _ in pairs:
+            content.append(message.content or '')
+            reasoning.append(message.reasoning_content or '')
+            deltas.extend(message.tool_calls or ())
+        tool = getattr(self.parser, 'tool_parser', None)
+        calls = tool.build_tool_calls(deltas) if tool is not None and deltas else []
+        return (''.join(content) or None, calls or None, ''.join(reasoning) or None,
+                open_block and _builds_arguments(tool))
+
+
+def _builds_arguments(tool: Any) -> bool:
+    # The families that write the arguments JSON from the model's markup (and close it at the end).
+    try:
+        from lmparse.tools.dsml import DsmlToolParser
+        from lmparse.tools.xml_parser import XmlToolParser
+    except ImportError:  # pragma: no cover - always compiled together
+        return False
+    return isinstance(tool, (XmlToolParser, DsmlToolParser))

@@ -15,12 +15,30 @@ Recorded outputs (``OUTPUTS``):
 * a folder: every ``*.txt`` file in it (not recursive), each named after its file;
 * a ``.jsonl`` file: one JSON object per line, ``{"name": ..., "output": ...}``
   and optionally ``"finish_reason"`` (default ``"stop"``; ``"length"`` replays a
-  truncated response).
+  truncated response);
+* a **scripted conversation** (for agent loops): a ``.jsonl`` line
+  ``{"name": ..., "turns": [{"output": ...}, {"output": ...}, ...]}`` or, in a
+  folder, a subfolder ``NAME/`` of ``*.txt`` turns in file-name order. The turn
+  that answers a request is chosen by the conversation so far: a turn with
+  ``"match": TEXT`` answers when the last user message contains ``TEXT``
+  (first such turn wins); otherwise turn *n* answers a request holding *n*
+  assistant messages (the first request gets turn 0, the request after one
+  tool call and its results turn 1, ...), the last turn answering any later
+  request. Each turn may set ``"finish_reason"``.
 
 A request picks its output by, in order: the ``X-Replay-Output`` header, the
 request's ``model`` when it names an output, or the only output when there is
 exactly one; otherwise it gets a 404 listing the names. The tools of the
-request are honoured (calls to tools it did not offer are filtered out).
+request are honoured (calls to tools it did not offer are filtered out); a
+request with no ``tools`` gets every call the model made, unfiltered (logged
+at startup and, with ``--verbose``, per request).
+
+Thinking: output starts in content unless the request enables thinking
+(``chat_template_kwargs.enable_thinking`` on either API, Anthropic's
+``"thinking": {"type": "enabled"}``); a ``<think>`` in the output opens
+reasoning either way (``--thinking on``: start in reasoning, the library's
+rule). ``/v1/messages`` sends thinking blocks only when the request enabled
+thinking; otherwise reasoning is omitted.
 
 Usage counts one completion token per chunk (one simulated engine step), or
 real tokens with ``--tokenizer``; prompt tokens are reported as 0.
@@ -39,7 +57,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 from lmparse.adapters.anthropic import AnthropicStream, anthropic_error, anthropic_message
 from lmparse.adapters.openai import OpenAIStream, ReasoningField, error_body, openai_completion
@@ -50,6 +68,7 @@ __all__ = [
     'ReplayError',
     'ReplayOutput',
     'ReplayServer',
+    'accept_any_tool',
     'build_parser_class',
     'engine_chunks',
     'load_outputs',
@@ -59,6 +78,9 @@ __all__ = [
 ]
 
 MAX_BODY = 16 * 1024 * 1024
+# Engine finish reasons a recorded output may end with (OpenAI's; Anthropic maps them).
+FINISH_REASONS = ('stop', 'length', 'tool_calls', 'content_filter')
+DEFAULT_CHUNK_SIZE = 4
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(',', ':')).encode
 
 
@@ -68,9 +90,43 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ReplayOutput:
+    """One recorded output, or a scripted conversation (``turns``; see the module docstring)."""
+
     name: str
     text: str
     finish_reason: str = 'stop'
+    turns: tuple[ReplayOutput, ...] = ()
+    match: str | None = None  # a turn: answers when the last user message contains this
+
+    def select(self, messages: Any) -> ReplayOutput:
+        """The output that answers a request with these ``messages`` (itself unless a conversation)."""
+        if not self.turns:
+            return self
+        messages = messages if isinstance(messages, list) else []
+        last_user = _last_user_text(messages)
+        if last_user is not None:
+            for turn in self.turns:
+                if turn.match is not None and turn.match in last_user:
+                    return turn
+        unmatched = [t for t in self.turns if t.match is None] or list(self.turns)
+        n = sum(1 for m in messages if isinstance(m, dict) and m.get('role') == 'assistant')
+        return unmatched[min(n, len(unmatched) - 1)]
+
+
+def _last_user_text(messages: list[Any]) -> str | None:
+    """Text of the last user message that has text (OpenAI strings or parts, Anthropic blocks)."""
+    for m in reversed(messages):
+        if not isinstance(m, dict) or m.get('role') != 'user':
+            continue
+        content = m.get('content')
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [p['text'] for p in content
+                     if isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str)]
+            if texts:
+                return '\n'.join(texts)
+    return None
 
 
 def _read_text(path: str) -> str:
@@ -100,6 +156,17 @@ def load_outputs(path: str) -> dict[str, ReplayOutput]:
             full = os.path.join(path, n)
             if os.path.isfile(full):
                 outputs[n[:-4]] = ReplayOutput(n[:-4], _read_text(full))
+        for n in sorted(os.listdir(path)):
+            sub = os.path.join(path, n)
+            if n.startswith('.') or not os.path.isdir(sub):
+                continue
+            files = sorted(f for f in os.listdir(sub) if f.endswith('.txt') and not f.startswith('.'))
+            if not files:
+                continue
+            if n in outputs:
+                raise ReplayError(f'{sub}: a conversation named like the output {n}.txt')
+            outputs[n] = ReplayOutput(n, '', turns=tuple(
+                ReplayOutput(f'{n}#{i}', _read_text(os.path.join(sub, f))) for i, f in enumerate(files)))
         if not outputs:
             raise ReplayError(f'{path}: no *.txt outputs in this folder')
         return outputs
@@ -114,23 +181,67 @@ def load_outputs(path: str) -> dict[str, ReplayOutput]:
             item = json.loads(line)
         except ValueError as err:
             raise ReplayError(f'{path}:{lineno}: invalid JSON ({err})') from None
-        if not isinstance(item, dict) or not isinstance(item.get('output'), str):
-            raise ReplayError(f'{path}:{lineno}: expected an object with a string "output"')
-        name = item.get('name', str(lineno))
-        reason = item.get('finish_reason', 'stop')
-        if not isinstance(name, str) or not isinstance(reason, str):
-            raise ReplayError(f'{path}:{lineno}: "name" and "finish_reason" must be strings')
+        where = f'{path}:{lineno}'
+        if isinstance(item, dict) and 'turns' in item:
+            name = item.get('name', str(lineno))
+            turns = item['turns']
+            if not isinstance(turns, list) or not turns:
+                raise ReplayError(f'{where}: "turns" must be a non-empty list of {{"output": ...}} objects')
+            if not isinstance(name, str):
+                raise ReplayError(f'{where}: "name" must be a string')
+            output = ReplayOutput(name, '', turns=tuple(
+                _output_item(turn, f'{name}#{i}', f'{where}: turns[{i}]') for i, turn in enumerate(turns)))
+        else:
+            name = item.get('name', str(lineno)) if isinstance(item, dict) else ''
+            if not isinstance(name, str):
+                raise ReplayError(f'{where}: "name" and "finish_reason" must be strings')
+            output = _output_item(item, name, where)
         if name in outputs:
-            raise ReplayError(f'{path}:{lineno}: duplicate output name {name!r}')
-        outputs[name] = ReplayOutput(name, item['output'], reason)
+            raise ReplayError(f'{where}: duplicate output name {name!r}')
+        outputs[name] = output
     if not outputs:
         raise ReplayError(f'{path}: no outputs')
     return outputs
 
 
+THINKING_MODES = ('auto', 'on')
+ThinkingMode = Literal['auto', 'on']
+
+
+def _output_item(item: Any, name: str, where: str) -> ReplayOutput:
+    if not isinstance(item, dict) or not isinstance(item.get('output'), str):
+        raise ReplayError(f'{where}: expected an object with a string "output"')
+    reason = item.get('finish_reason', 'stop')
+    match = item.get('match')
+    if not isinstance(reason, str):
+        raise ReplayError(f'{where}: "name" and "finish_reason" must be strings')
+    if reason not in FINISH_REASONS:
+        raise ReplayError(f'{where}: finish_reason {reason!r} is not one of {", ".join(FINISH_REASONS)}')
+    if match is not None and not isinstance(match, str):
+        raise ReplayError(f'{where}: "match" must be a string')
+    return ReplayOutput(name, item['output'], reason, match=match)
+
+
 def build_parser_class(response_parser: str = 'default', reasoning_parser: str | None = None,
-                       tool_parser: str | None = None, tokenizer: Any = None) -> Any:
-    """A response parser class configured by registry names (unknown names raise ReplayError)."""
+                       tool_parser: str | None = None, tokenizer: Any = None,
+                       thinking: ThinkingMode = 'auto') -> Any:
+    """A response parser class configured by registry names (unknown names raise ReplayError).
+
+    ``thinking`` decides where output starts when the request has no thinking
+    switch (``chat_template_kwargs.enable_thinking`` / ``thinking``):
+
+    * ``'auto'`` (the replay default): in content; a reasoning open tag in the
+      output still opens reasoning, and a request that enables thinking starts
+      in reasoning. A recorded plain answer is never turned into reasoning.
+    * ``'on'``: in reasoning, as the library's ``default`` reasoning parser
+      does (templates that put ``<think>`` in the prompt), unless the request
+      disables thinking.
+
+    Reasoning parsers that declare their own switches (``deepseek-v3``, ...)
+    keep them under ``'auto'``.
+    """
+    if thinking not in THINKING_MODES:
+        raise ReplayError(f'thinking must be one of {THINKING_MODES}, got {thinking!r}')
     import lmparse  # noqa: F401  (registers the built-in parsers)
     from lmparse.registry import ResponseParserManager, validate_parser_names
 
@@ -142,10 +253,44 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
     # Reasoning-token counting needs a vocabulary; other tokenizers only chunk.
     vocab_tokenizer = tokenizer if hasattr(tokenizer, 'get_vocab') else None
     if hasattr(cls, 'with_parsers'):
-        return cls.with_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
-    configured: Any = type(f'{cls.__name__}[replay]', (cls,), {})
-    configured.set_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
+        configured: Any = cls.with_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
+    else:
+        configured = type(f'{cls.__name__}[replay]', (cls,), {})
+        configured.set_parsers(reasoning_parser, tool_parser, vocab_tokenizer)
+    rcls = getattr(configured, 'reasoning_parser_cls', None)
+    if isinstance(rcls, type) and hasattr(rcls, 'thinking_switches'):
+        switches = tuple(rcls.thinking_switches)
+        wanted = () if thinking == 'on' else (switches or ('enable_thinking', 'thinking'))
+        if wanted != switches:
+            # A declaration-only subclass: the compiled construction reads the switches like any dialect's.
+            configured.reasoning_parser_cls = type(f'{rcls.__name__}[thinking={thinking}]', (rcls,),
+                                                   {'thinking_switches': wanted, '__module__': rcls.__module__})
     return configured
+
+
+def request_offers_tools(request: Any) -> bool:
+    """Whether an OpenAI-shape request offers tools (or turns tool calls off with ``tool_choice="none"``)."""
+    if not isinstance(request, dict):
+        return True
+    return bool(request.get('tools')) or request.get('tool_choice') == 'none'
+
+
+def accept_any_tool(parser: Any, request: Any) -> bool:
+    """Replay rule: a request that offered no tools gets every call the model made, unfiltered.
+
+    The library filters calls to tools the request did not offer (LMDeploy's
+    semantics), so without tools every call would vanish; a replay tool's job
+    is to show what the model did. Returns True when the filter was opened
+    (the caller says so on stderr / in the log). Requests with ``tools`` keep
+    filtering.
+    """
+    if request_offers_tools(request):
+        return False
+    tool = getattr(parser, 'tool_parser', None)
+    if tool is None or not hasattr(tool, '_allowed_tool_names'):
+        return False
+    tool._allowed_tool_names = None  # None: every name is accepted (see ToolParser.emit_c)
+    return True
 
 
 def load_tokenizer(name: str) -> Any:
@@ -196,11 +341,13 @@ def token_chunks(tokenizer: Any, text: str, finish_reason: str = 'stop') -> list
 class ReplayConfig:
     outputs: dict[str, ReplayOutput]
     parser_cls: Any
-    chunk_size: int = 8
+    chunk_size: int = DEFAULT_CHUNK_SIZE
     tokenizer: Any = None
     reasoning_field: ReasoningField = 'reasoning_content'
     chunk_delay: float = 0.0
     verbose: bool = False
+    # Complete responses that ended with "length": remove calls whose payload never closed.
+    drop_incomplete_calls: bool = False
     _chunk_cache: dict[str, list[EngineChunk]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -326,6 +473,12 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
     def _pick(self, body: dict[str, Any]) -> ReplayOutput:
+        output = self._pick_output(body).select(body.get('messages'))
+        if output.name.rpartition('#')[2].isdigit() and self.server.config.verbose:
+            self.log_message('%s', f'answering with turn {output.name}')
+        return output
+
+    def _pick_output(self, body: dict[str, Any]) -> ReplayOutput:
         outputs = self.server.config.outputs
         wanted = self.headers.get('X-Replay-Output')
         if wanted is not None:
@@ -341,11 +494,14 @@ class _Handler(BaseHTTPRequestHandler):
                          f'model name or the X-Replay-Output header; known: {list(outputs)}')
 
     def _runner(self, request: dict[str, Any]) -> ChatRunner:
+        config = self.server.config
         try:
-            parser = self.server.config.parser_cls(request)
+            parser = config.parser_cls(request)
         except (TypeError, ValueError, ImportError) as err:
             raise _HTTPError(400, 'invalid_request_error', str(err)) from None
-        return ChatRunner(parser)
+        if accept_any_tool(parser, request) and config.verbose:
+            self.log_message('%s', 'request offered no tools: tool calls are not filtered')
+        return ChatRunner(parser, drop_incomplete_calls=config.drop_incomplete_calls)
 
     def _iter_chunks(self, output: ReplayOutput) -> Iterator[EngineChunk]:
         delay = self.server.config.chunk_delay
@@ -434,8 +590,15 @@ class _Handler(BaseHTTPRequestHandler):
         request: dict[str, Any] = {'model': model, 'messages': body['messages'],
                                    'tools': _anthropic_tools(body.get('tools')),
                                    'tool_choice': _anthropic_tool_choice(body.get('tool_choice'))}
-        if isinstance(body.get('chat_template_kwargs'), dict):
-            request['chat_template_kwargs'] = body['chat_template_kwargs']
+        kwargs = dict(body['chat_template_kwargs']) if isinstance(body.get('chat_template_kwargs'), dict) else {}
+        thinking = body.get('thinking')
+        thinking_on = isinstance(thinking, dict) and thinking.get('type') in ('enabled', 'adaptive')
+        if thinking_on:
+            kwargs.setdefault('enable_thinking', True)
+        elif kwargs.get('enable_thinking') is True or kwargs.get('thinking') is True:
+            thinking_on = True
+        if kwargs:
+            request['chat_template_kwargs'] = kwargs
         output = self._pick(body)
         runner = self._runner(request)
         config = self.server.config
@@ -444,9 +607,10 @@ class _Handler(BaseHTTPRequestHandler):
                 result = runner.collect(config.chunks(output))
             except Exception as err:
                 raise _HTTPError(500, 'api_error', f'failed to parse output: {err}') from None
-            self._send_json(200, anthropic_message(result, model, output_tokens=self._completion_tokens(output)))
+            self._send_json(200, anthropic_message(result, model, output_tokens=self._completion_tokens(output),
+                                                   thinking=thinking_on))
             return
-        stream = AnthropicStream(model)
+        stream = AnthropicStream(model, thinking=thinking_on)
         self._start_sse()
         self._write_chunk(stream.start())
         try:
@@ -503,9 +667,13 @@ class ReplayServer(ThreadingHTTPServer):
 def serve(config: ReplayConfig, host: str = '127.0.0.1', port: int = 8000) -> None:
     """Run until interrupted, announcing the address on stderr."""
     with ReplayServer(config, host, port) as server:
-        print(f'lmparse replay server on {server.url} ({len(config.outputs)} outputs: '
+        n = len(config.outputs)
+        print(f'lmparse replay server on {server.url} ({n} output{"" if n == 1 else "s"}: '
               f'{", ".join(list(config.outputs)[:5])}{", ..." if len(config.outputs) > 5 else ""})',
               file=sys.stderr, flush=True)
+        if getattr(config.parser_cls, 'tool_parser_cls', None) is not None:
+            print('lmparse: requests without "tools" get every tool call, unfiltered '
+                  '(requests with "tools" get only calls to those tools)', file=sys.stderr, flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

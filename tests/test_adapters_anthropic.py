@@ -148,11 +148,86 @@ def test_message_object() -> None:
     assert doc['stop_reason'] == 'tool_use' and doc['usage'] == {'input_tokens': 1, 'output_tokens': 2}
 
 
-def test_tool_input_fallbacks() -> None:
-    assert tool_input(None) == {} and tool_input('  ') == {}
-    assert tool_input('{"a": 1, "a": 2}') == {'a': 2}
-    assert tool_input('{"a": ') == {'raw_arguments': '{"a": '}
-    assert tool_input('[1]') == {'value': [1]}
+def test_tool_input_never_invents() -> None:
+    assert tool_input('{"a": 1, "a": 2}') == {'a': 2} and tool_input('{}') == {}
+    assert tool_input('"{\\"a\\": 1}"') == {'a': 1}  # double-encoded arguments are decoded once
+    for incomplete in (None, '', '  ', '{"a": ', '[1]', '"text"', '1'):
+        assert tool_input(incomplete) is None, incomplete
+
+
+INCOMPLETE = '<think>\nr\n</think>\n\nok<tool_call>\n{"name": "get_weather", "arguments": {"city": "Os'
+
+
+def test_incomplete_call_policy_complete_responses() -> None:
+    from lmparse.adapters.openai import openai_completion
+
+    result = ChatRunner(build_parser('default', 'qwen3')).collect([EngineChunk(INCOMPLETE, finish_reason='length')])
+    doc = anthropic_message(result, 'm')
+    assert [b['type'] for b in doc['content']] == ['thinking', 'text'] and doc['stop_reason'] == 'max_tokens'
+    assert [(c['name'], c['partial_json']) for c in doc['lmparse_incomplete_tool_calls']] == \
+        [('get_weather', '{"city": "Os')]
+    assert 'raw_arguments' not in json.dumps(doc)
+    oa = openai_completion(result, 'm')
+    assert oa['choices'][0]['message']['tool_calls'][0]['function']['arguments'] == '{"city": "Os'
+    assert oa['choices'][0]['finish_reason'] == 'length'
+    # A malformed call that ended with "stop": no tool_use, so no "tool_use" stop reason either.
+    bad = 'x<tool_call>{"name": "get_weather", "arguments": {"city": 1</tool_call>'
+    result = ChatRunner(build_parser(None, 'qwen3')).collect([EngineChunk(bad, finish_reason='stop')])
+    doc = anthropic_message(result, 'm', thinking=False)
+    assert [b['type'] for b in doc['content']] == ['text'] and doc['stop_reason'] == 'end_turn'
+
+
+@pytest.mark.parametrize('tool_parser,text', [
+    ('qwen3', INCOMPLETE),
+    ('qwen3coder', 'ok<tool_call>\n<function=get_weather>\n<parameter=city>\nOs'),
+    ('glm47', 'ok<tool_call>get_weather<arg_key>city</arg_key><arg_value>Os'),
+])
+def test_drop_incomplete_calls_on_length(tool_parser: str, text: str) -> None:
+    done = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    if tool_parser != 'qwen3':
+        done = {'qwen3coder': '<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n'
+                              '</function>\n</tool_call>',
+                'glm47': '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Rome</arg_value></tool_call>'}[
+            tool_parser]
+    for finish, kept in (('length', 1), ('stop', 2)):
+        runner = ChatRunner(build_parser('default', tool_parser), drop_incomplete_calls=True)
+        result = runner.collect([EngineChunk(done + text, finish_reason=finish)])
+        assert len(result.tool_calls or ()) == kept, (finish, result)
+        assert json.loads(result.tool_calls[0].function.arguments) == {'city': 'Rome'}  # type: ignore[index]
+        if finish == 'length':
+            assert [c.function.name for c in result.dropped_tool_calls] == ['get_weather']
+            assert result.finish_reason == 'length'
+    # Without the option, the call stays (the parser's result).
+    result = ChatRunner(build_parser('default', tool_parser)).collect([EngineChunk(done + text, finish_reason='length')])
+    assert len(result.tool_calls or ()) == 2
+
+
+def test_stream_marks_incomplete_calls() -> None:
+    events = _stream(INCOMPLETE, 3, 'length')
+    stops = [e for kind, e in events if kind == 'content_block_stop']
+    assert stops[-1].get('lmparse_incomplete') is True and not any('lmparse_incomplete' in e for e in stops[:-1])
+    complete = _stream(NESTED, 3)
+    assert not any('lmparse_incomplete' in e for kind, e in complete if kind == 'content_block_stop')
+
+
+def test_stream_thinking_off_and_whitespace_reasoning() -> None:
+    text = '<think>\n\n</think>\n\nHi.'
+    for size in (1, 3, 100):
+        chunks = [EngineChunk(text[i:i + size]) for i in range(0, len(text), size)]
+        stream = AnthropicStream('m', id='msg_1')
+        events = stream.start() + ''.join(stream.events(d) for d in
+                                          ChatRunner(build_parser('default', None)).stream(chunks))
+        assert '"thinking"' not in events and '"text_delta"' in events
+    text = '<think>\n\nreal\n</think>\n\nHi.'
+    chunks = [EngineChunk(text[i:i + 1]) for i in range(len(text))]
+    for thinking in (True, False):
+        stream = AnthropicStream('m', id='msg_1', thinking=thinking)
+        events = stream.start() + ''.join(stream.events(d) for d in
+                                          ChatRunner(build_parser('default', None)).stream(chunks))
+        events += stream.close()
+        thought = ''.join(json.loads(line[6:])['delta'].get('thinking', '') for line in events.splitlines()
+                          if line.startswith('data: ') and '"thinking_delta"' in line)
+        assert thought == ('\n\nreal\n' if thinking else '')
 
 
 # ---- the JSON-prefix guard --------------------------------------------------------------

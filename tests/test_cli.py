@@ -26,8 +26,18 @@ def run(capsys: Any, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_demo_streams_then_aggregates(capsys: Any) -> None:
+def test_demo_compact_view_fits_a_screen(capsys: Any) -> None:
     code, out, _ = run(capsys, 'demo')
+    lines = out.splitlines()
+    assert code == 0 and len(lines) <= 24 and all(len(line) <= 100 for line in lines)
+    assert '\x1b[' not in out  # not a terminal: plain
+    assert any(line.startswith('reasoning ') for line in lines)
+    assert any(line.startswith('tool[0]') and 'get_weather {"city": "Beijing"' in line for line in lines)
+    assert '2 tool calls, finish_reason "tool_calls"' in out
+
+
+def test_demo_verbose_streams_then_aggregates(capsys: Any) -> None:
+    code, out, _ = run(capsys, 'demo', '--verbose', '--chunk-size', '3')
     assert code == 0
     head, message = out.split('# aggregated message\n')
     assert head.startswith('# streaming a bundled Qwen3 output in 3-character chunks')
@@ -39,10 +49,98 @@ def test_demo_streams_then_aggregates(capsys: Any) -> None:
         [('get_weather', {'city': 'Beijing', 'unit': 'celsius'}), ('get_time', {'timezone': 'Asia/Tokyo'})]
 
 
-def test_demo_json(capsys: Any) -> None:
+def test_demo_json_is_json_lines(capsys: Any) -> None:
     code, out, _ = run(capsys, 'demo', '--json', '--chunk-size', '50')
-    first = out.splitlines()[1]
-    assert code == 0 and json.loads(first)['role'] == 'assistant'
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and docs[0]['role'] == 'assistant'
+    assert docs[-1]['message']['finish_reason'] == 'tool_calls' and len(docs[-1]['message']['tool_calls']) == 2
+
+
+def test_one_default_chunk_size() -> None:
+    from lmparse.cli import build_parser
+    from lmparse.server import DEFAULT_CHUNK_SIZE, ReplayConfig
+
+    ap = build_parser()
+    sizes = {ap.parse_args(argv).chunk_size for argv in (['demo'], ['parse', 'x'], ['serve'])}
+    assert sizes == {DEFAULT_CHUNK_SIZE} == {ReplayConfig({}, None).chunk_size}
+
+
+def test_version_and_plain_help(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(['--version'])
+    assert info.value.code == 0 and capsys.readouterr().out == f'lmparse {lmparse.__version__}\n'
+    for argv in (['--help'], ['parse', '--help'], ['serve', '--help'], ['demo', '--help']):
+        with pytest.raises(SystemExit):
+            main(argv)
+        text = capsys.readouterr().out
+        assert '``' not in text and '`' not in text, argv  # no reStructuredText / Markdown markup
+
+
+def test_parse_without_tools_shows_every_call_and_says_so(capsys: Any) -> None:
+    # The README example: no --tools, no --request.
+    code, out, err = run(capsys, 'parse', DEMO, '--tool-parser', 'qwen3')
+    doc = json.loads(out)
+    assert code == 0 and [c['function']['name'] for c in doc['tool_calls']] == ['get_weather', 'get_time']
+    assert doc['finish_reason'] == 'tool_calls'
+    assert 'tool calls are not filtered' in err
+    # With --tools the filter stays (and nothing is said).
+    code, out, err = run(capsys, 'parse', DEMO, *QWEN, '--request', REQUEST)
+    assert code == 0 and err == '' and len(json.loads(out)['tool_calls']) == 2
+
+
+def test_plain_answer_is_content_unless_thinking_is_on(capsys: Any, tmp_path: Path) -> None:
+    plain = tmp_path / 'plain.txt'
+    plain.write_text('Hello there.')
+    code, out, _ = run(capsys, 'parse', str(plain), '--reasoning-parser', 'default')
+    doc = json.loads(out)
+    assert code == 0 and doc['content'] == 'Hello there.' and doc['reasoning_content'] is None
+    # A <think> block in the output is reasoning either way.
+    code, out, _ = run(capsys, 'parse', DEMO, '--reasoning-parser', 'default')
+    assert json.loads(out)['reasoning_content'].startswith('\nThe user wants')
+    # --thinking on: starts in reasoning (the library's rule for templates that put <think> in the prompt).
+    code, out, _ = run(capsys, 'parse', str(plain), '--reasoning-parser', 'default', '--thinking', 'on')
+    doc = json.loads(out)
+    assert doc['content'] is None and doc['reasoning_content'] == 'Hello there.'
+    # ... and so does a request that enables thinking.
+    request = tmp_path / 'request.json'
+    request.write_text(json.dumps({'model': 'm', 'messages': [], 'chat_template_kwargs': {'enable_thinking': True}}))
+    code, out, _ = run(capsys, 'parse', str(plain), '--reasoning-parser', 'default', '--request', str(request))
+    assert json.loads(out)['reasoning_content'] == 'Hello there.'
+
+
+def test_empty_think_block_sends_no_reasoning(capsys: Any, tmp_path: Path) -> None:
+    empty = tmp_path / 'empty.txt'
+    empty.write_text('<think>\n\n</think>\n\nHi.')
+    doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default')[1])
+    assert doc['reasoning_content'] is None and doc['content'] == '\n\nHi.'
+    doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'anthropic')[1])
+    assert [b['type'] for b in doc['content']] == ['text']
+    doc = json.loads(run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'openai')[1])
+    assert 'reasoning_content' not in doc['choices'][0]['message']
+    events = run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'anthropic-events',
+                 '--chunk-size', '1')[1]
+    assert '"thinking"' not in events
+    chunks = run(capsys, 'parse', str(empty), '--reasoning-parser', 'default', '-f', 'openai-chunks',
+                 '--chunk-size', '1')[1]
+    assert 'reasoning_content' not in chunks
+
+
+def test_invalid_utf8_on_stdin(capsys: Any, monkeypatch: Any) -> None:
+    import io
+
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(b'ok \xff\xfe'), encoding='utf-8'))
+    code, _, err = run(capsys, 'parse', '-')
+    assert code == 1 and err == 'lmparse: <stdin>: not UTF-8 text\n'
+
+
+def test_unknown_finish_reason_is_refused(capsys: Any, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(['parse', DEMO, '--finish-reason', 'banana'])
+    assert info.value.code == 2 and "invalid choice: 'banana'" in capsys.readouterr().err
+    outputs = tmp_path / 'outputs.jsonl'
+    outputs.write_text('{"name": "a", "output": "x", "finish_reason": "banana"}\n')
+    code, _, err = run(capsys, 'serve', str(outputs), '--port', '0')
+    assert code == 1 and "outputs.jsonl:1: finish_reason 'banana' is not one of" in err
 
 
 def test_list(capsys: Any) -> None:
@@ -153,3 +251,23 @@ def test_python_dash_m(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, '-m', 'lmparse', 'parse', '-', '--tool-parser', 'nope'], input='x',
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith('lmparse: ') and 'Traceback' not in proc.stderr
+
+
+@pytest.mark.parametrize('response_parser,tool_parser,text', [
+    ('gpt-oss', None, '<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>commentary '
+                      'to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>'),
+    ('default', 'qwen3coder', '<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n'
+                              '</function>\n</tool_call>'),
+    ('default', 'kimi_k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0'
+                           '<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>'),
+])
+def test_every_family_keeps_unoffered_calls(capsys: Any, monkeypatch: Any, response_parser: str,
+                                            tool_parser: str | None, text: str) -> None:
+    import io
+    monkeypatch.setattr(sys, 'stdin', io.StringIO(text))
+    argv = ['parse', '-', '--response-parser', response_parser] + (['--tool-parser', tool_parser] if tool_parser else [])
+    code, out, err = run(capsys, *argv)
+    doc = json.loads(out)
+    assert code == 0 and [(c['function']['name'], json.loads(c['function']['arguments'])) for c in doc['tool_calls']] \
+        == [('get_weather', {'city': 'Oslo'})]
+    assert 'not filtered' in err

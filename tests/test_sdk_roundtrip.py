@@ -60,6 +60,7 @@ OPENAI_TOOLS: Any = [{'type': 'function', 'function': {'name': n, 'description':
                      for n, s in SCHEMAS.items()]
 ANTHROPIC_TOOLS: Any = [{'name': n, 'description': n, 'input_schema': s} for n, s in SCHEMAS.items()]
 MESSAGES: Any = [{'role': 'user', 'content': 'Weather in Beijing and time in Tokyo?'}]
+THINKING: Any = {'type': 'enabled', 'budget_tokens': 1024}
 
 
 @pytest.fixture(scope='session')
@@ -160,7 +161,8 @@ def _anthropic_calls(message: Any) -> list[tuple[str, Any]]:
 @pytest.mark.parametrize('name', sorted(EXPECTED))
 def test_anthropic_stream_final_message(an: Any, name: str) -> None:
     reasoning, text, calls, thinking_parts = EXPECTED[name]
-    with an.messages.stream(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS) as stream:
+    with an.messages.stream(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS,
+                            thinking=THINKING) as stream:
         events = list(stream)
         final = stream.get_final_message()
     assert _thinking_parts(final) == thinking_parts
@@ -180,7 +182,8 @@ def test_anthropic_stream_final_message(an: Any, name: str) -> None:
 @pytest.mark.parametrize('name', sorted(EXPECTED))
 def test_anthropic_create(an: Any, name: str) -> None:
     reasoning, text, calls, _ = EXPECTED[name]
-    message = an.messages.create(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS)
+    message = an.messages.create(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS,
+                                 thinking=THINKING)
     assert _thinking_parts(message) == [reasoning]
     assert [b.text for b in message.content if b.type == 'text'] == [text]
     assert _anthropic_calls(message) == calls
@@ -192,8 +195,42 @@ def test_anthropic_truncated_and_plain(an: Any) -> None:
                             tools=ANTHROPIC_TOOLS) as stream:
         final = stream.get_final_message()
     assert final.stop_reason == 'max_tokens'
-    plain = an.messages.create(model='plain', max_tokens=16, messages=MESSAGES)
+    plain = an.messages.create(model='plain', max_tokens=16, messages=MESSAGES, thinking=THINKING)
     assert [b.type for b in plain.content] == ['thinking', 'text'] and plain.stop_reason == 'end_turn'
+
+
+@pytest.mark.parametrize('thinking', [None, {'type': 'disabled'}])
+def test_anthropic_no_thinking_blocks_unless_enabled(an: Any, thinking: Any) -> None:
+    extra = {} if thinking is None else {'thinking': thinking}
+    for name, (_, text, calls, _) in EXPECTED.items():
+        message = an.messages.create(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS, **extra)
+        assert _thinking_parts(message) == [] and [b.text for b in message.content if b.type == 'text'] == [text]
+        assert _anthropic_calls(message) == calls
+        with an.messages.stream(model=name, max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS,
+                                **extra) as stream:
+            final = stream.get_final_message()
+        assert _thinking_parts(final) == [] and _anthropic_calls(final) == calls
+        assert ''.join(b.text for b in final.content if b.type == 'text') == text
+
+
+def test_anthropic_incomplete_call_is_not_a_tool_use(an: Any) -> None:
+    # qwen3-truncated ends inside '{"city": "Bei' (finish_reason length).
+    message = an.messages.create(model='qwen3-truncated', max_tokens=256, messages=MESSAGES, tools=ANTHROPIC_TOOLS)
+    assert message.stop_reason == 'max_tokens' and _anthropic_calls(message) == []
+    extra = message.model_extra or {}
+    assert [(c['name'], c['partial_json']) for c in extra['lmparse_incomplete_tool_calls']] == \
+        [('get_weather', '{"city": "Bei')]
+
+
+def test_tools_not_offered_are_not_filtered(oa: Any, an: Any) -> None:
+    completion = oa.chat.completions.create(model='qwen3-demo', messages=MESSAGES)
+    assert _openai_calls(completion.choices[0].message) == DEMO_CALLS
+    assert completion.choices[0].finish_reason == 'tool_calls'
+    message = an.messages.create(model='qwen3-demo', max_tokens=256, messages=MESSAGES)
+    assert _anthropic_calls(message) == DEMO_CALLS and message.stop_reason == 'tool_use'
+    # Offered tools still filter.
+    completion = oa.chat.completions.create(model='qwen3-demo', messages=MESSAGES, tools=OPENAI_TOOLS[1:])
+    assert _openai_calls(completion.choices[0].message) == DEMO_CALLS[1:]
 
 
 def test_anthropic_errors(an: Any, replay_server: ReplayServer) -> None:
@@ -214,7 +251,7 @@ def test_output_header_and_models(replay_server: ReplayServer) -> None:
     assert status == 200
     assert body['choices'][0]['message']['content'] == PLAIN_TEXT
     status, models = _http(replay_server, 'GET', '/v1/models')
-    assert [m['id'] for m in models['data']] == ['qwen3-demo', 'qwen3-nested', 'qwen3-truncated', 'plain']
+    assert [m['id'] for m in models['data']] == ['qwen3-demo', 'qwen3-nested', 'qwen3-truncated', 'plain', 'qwen3-agent']
     assert _http(replay_server, 'GET', '/nope')[0] == 404
 
 

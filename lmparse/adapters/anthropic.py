@@ -27,9 +27,24 @@ Contract:
   arguments stop being valid JSON, nothing more is sent for that block and
   the unsent rest is reported on its ``content_block_stop`` event as
   ``"lmparse_unsent_json"`` (a documented extension field clients ignore),
-  so no text is lost silently. The non-streaming message follows LMDeploy:
-  invalid arguments become ``{"raw_arguments": "<text>"}``, a non-object JSON
-  value ``{"value": <value>}``.
+  so no text is lost silently.
+* **Thinking** blocks are sent only when the request enabled thinking
+  (``thinking=True`` here; the replay server sets it from the request's
+  ``"thinking": {"type": "enabled"}``); otherwise reasoning is omitted.
+  Reasoning that is only whitespace never opens a thinking block (leading
+  whitespace is held until reasoning text follows).
+* **Incomplete calls** (arguments that are not a complete JSON object when
+  the output ends: cut by ``max_tokens``, or malformed). A stream sends what
+  was generated (the ``tool_use`` block and the valid JSON prefix; it cannot
+  be taken back; ``stop_reason`` says why the output ended) and marks the
+  block's ``content_block_stop`` with ``"lmparse_incomplete": true``. The
+  non-streaming message never presents one as a valid call: it is left out
+  of ``content`` and listed in the extension field
+  ``"lmparse_incomplete_tool_calls"`` (``id``, ``name``, ``partial_json``:
+  the arguments as generated); nothing is invented. A stop reason
+  ``tool_use`` needs a complete call. A JSON string holding an object
+  (double-encoded arguments) is decoded once; other non-object values are
+  incomplete.
 * Empty fragments open no block. Finish reasons map ``stop`` -> ``end_turn``,
   ``length`` -> ``max_tokens``, ``tool_calls`` -> ``tool_use``; anything else
   -> ``end_turn``.
@@ -41,7 +56,7 @@ from typing import Any
 
 from lmparse.adapters._jsonprefix import JsonObjectPrefix
 from lmparse.protocol import DeltaMessage, random_call_id
-from lmparse.runner import ChatResult, StreamDelta
+from lmparse.runner import ChatResult, StreamDelta, arguments_object
 
 __all__ = ['AnthropicStream', 'anthropic_error', 'anthropic_message', 'map_stop_reason', 'tool_input']
 
@@ -79,13 +94,15 @@ class _ToolBlock:
 class AnthropicStream:
     """Formats one streamed response as Anthropic Messages SSE events."""
 
-    __slots__ = ('id', 'model', 'input_tokens', 'finish_reason', '_next_block', '_kind', '_block',
-                 '_tool_key', '_tools', '_started', '_closed')
+    __slots__ = ('id', 'model', 'input_tokens', 'thinking', 'finish_reason', '_next_block', '_kind', '_block',
+                 '_tool_key', '_tools', '_think_held', '_started', '_closed')
 
-    def __init__(self, model: str, *, id: str | None = None, input_tokens: int = 0) -> None:
+    def __init__(self, model: str, *, id: str | None = None, input_tokens: int = 0, thinking: bool = True) -> None:
         self.id = id if id is not None else random_call_id('msg_')
         self.model = model
         self.input_tokens = input_tokens
+        self.thinking = thinking    # send thinking blocks (False: reasoning is omitted)
+        self._think_held = ''       # whitespace-only reasoning not sent yet
         self.finish_reason: str | None = None
         self._next_block = 0
         self._kind = 0             # kind of the open block, 0 when none
@@ -115,6 +132,9 @@ class AnthropicStream:
                 stop['lmparse_unsent_json'] = tb.held + ''.join(tb.unsent)
                 tb.unsent.clear()
                 tb.held = ''
+            if not tb.check.complete:
+                # The arguments sent so far are not a whole JSON object (see "Incomplete calls").
+                stop['lmparse_incomplete'] = True
         out.append(_event('content_block_stop', _dumps(stop)))
         self._kind = 0
         self._block = -1
@@ -187,11 +207,20 @@ class AnthropicStream:
 
     def message_events(self, message: DeltaMessage, out: list[str]) -> None:
         """Append the events of one parser message to ``out``."""
-        if message.reasoning_content:
-            self._text(out, _THINKING, message.reasoning_content)
+        reasoning = message.reasoning_content
+        if reasoning and self.thinking:
+            if self._kind == _THINKING:
+                self._text(out, _THINKING, reasoning)
+            elif reasoning.isspace():
+                self._think_held += reasoning
+            else:
+                self._text(out, _THINKING, self._think_held + reasoning)
+                self._think_held = ''
         if message.content:
+            self._think_held = ''
             self._text(out, _TEXT, message.content)
         if message.tool_calls:
+            self._think_held = ''
             for tc in message.tool_calls:
                 fn = tc.function
                 self._tool(out, tc.index, tc.id, fn.name if fn is not None else None,
@@ -224,36 +253,44 @@ class AnthropicStream:
         return ''.join(out)
 
 
-def tool_input(arguments: str | None) -> dict[str, Any]:
-    """A tool call's ``input`` object from its argument text (LMDeploy's fallbacks)."""
-    if not arguments or not arguments.strip():
-        return {}
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {'raw_arguments': arguments}
-    return value if isinstance(value, dict) else {'value': value}
+def tool_input(arguments: str | None) -> dict[str, Any] | None:
+    """A tool call's ``input`` object from its argument text; None when the call is incomplete.
+
+    See "Incomplete calls" above: no ``raw_arguments`` / ``value`` wrappers.
+    """
+    return arguments_object(arguments)
 
 
 def anthropic_message(result: ChatResult, model: str, *, id: str | None = None, input_tokens: int = 0,
-                      output_tokens: int | None = None) -> dict[str, Any]:
-    """The non-streaming Messages response for a collected result."""
+                      output_tokens: int | None = None, thinking: bool = True) -> dict[str, Any]:
+    """The non-streaming Messages response for a collected result (``thinking``: include reasoning)."""
     content: list[dict[str, Any]] = []
-    if result.reasoning_content:
+    if thinking and result.reasoning_content and not result.reasoning_content.isspace():
         content.append({'type': 'thinking', 'thinking': result.reasoning_content, 'signature': ''})
     if result.content:
         content.append({'type': 'text', 'text': result.content})
+    incomplete: list[dict[str, Any]] = []
     for call in result.tool_calls or ():
-        content.append({'type': 'tool_use', 'id': call.id, 'name': call.function.name,
-                        'input': tool_input(call.function.arguments)})
-    return {
+        value = tool_input(call.function.arguments)
+        if value is None:
+            incomplete.append({'id': call.id, 'name': call.function.name,
+                               'partial_json': call.function.arguments or ''})
+        else:
+            content.append({'type': 'tool_use', 'id': call.id, 'name': call.function.name, 'input': value})
+    reason = result.finish_reason
+    if reason == 'tool_calls' and not any(b['type'] == 'tool_use' for b in content):
+        reason = 'stop'
+    message: dict[str, Any] = {
         'id': id if id is not None else random_call_id('msg_'),
         'type': 'message',
         'role': 'assistant',
         'model': model,
         'content': content,
-        'stop_reason': map_stop_reason(result.finish_reason),
+        'stop_reason': map_stop_reason(reason),
         'stop_sequence': None,
         'usage': {'input_tokens': input_tokens,
                   'output_tokens': result.completion_tokens if output_tokens is None else output_tokens},
     }
+    if incomplete:
+        message['lmparse_incomplete_tool_calls'] = incomplete
+    return message

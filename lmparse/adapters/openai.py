@@ -17,6 +17,14 @@ Streaming (one :class:`OpenAIStream` per response)::
   only ``index`` and ``function.arguments``.
 * ``logprobs`` given to the runner are passed through: a list becomes
   ``{"content": [...]}``, a dict is sent as is.
+* Reasoning that is only whitespace is not sent: in a stream, whitespace-only
+  reasoning is held until reasoning text follows (and dropped when content or
+  a call comes first); ``chat.completion`` omits a whitespace-only reasoning.
+* Incomplete calls (arguments that are not a complete JSON object when the
+  output ends) keep ``arguments`` exactly as generated, in the stream and in
+  ``chat.completion`` alike: a string a client's JSON parser rejects, never a
+  repaired or wrapped value (``ChatRunner(drop_incomplete_calls=True)``
+  removes them from complete responses that ended with ``length``).
 * Errors mid-stream are sent as ``data: {"error": {...}}`` (the SDK raises
   ``APIError`` for them); :meth:`OpenAIStream.close` still ends with ``[DONE]``.
 """
@@ -83,7 +91,7 @@ class OpenAIStream:
     """Formats one streamed response as ``chat.completion.chunk`` events."""
 
     __slots__ = ('id', 'model', 'created', 'reasoning_field', 'include_usage', '_prefix', '_suffix',
-                 '_role_sent', '_finished', '_closed')
+                 '_role_sent', '_finished', '_closed', '_reasoning_open', '_reasoning_held')
 
     def __init__(self, model: str, *, id: str | None = None, created: int | None = None,
                  reasoning_field: ReasoningField = 'reasoning_content', include_usage: bool = False) -> None:
@@ -100,6 +108,8 @@ class OpenAIStream:
         self._role_sent = False
         self._finished = False
         self._closed = False
+        self._reasoning_open = False  # reasoning text was sent since the last content / call
+        self._reasoning_held = ''     # whitespace-only reasoning not sent yet
 
     @property
     def finished(self) -> bool:
@@ -115,6 +125,18 @@ class OpenAIStream:
         if message.content is not None:
             delta['content'] = message.content
         reasoning = message.reasoning_content
+        if reasoning:
+            if not self._reasoning_open:
+                if reasoning.isspace():
+                    self._reasoning_held += reasoning
+                    reasoning = None
+                else:
+                    reasoning = self._reasoning_held + reasoning
+                    self._reasoning_held = ''
+                    self._reasoning_open = True
+        if message.content or message.tool_calls:
+            self._reasoning_open = False
+            self._reasoning_held = ''
         if reasoning is not None:
             if self.reasoning_field != 'reasoning':
                 delta['reasoning_content'] = reasoning
@@ -188,7 +210,7 @@ def openai_completion(result: ChatResult, model: str, *, id: str | None = None, 
     """The non-streaming ``chat.completion`` object for a collected result."""
     _check_reasoning_field(reasoning_field)
     message: dict[str, Any] = {'role': 'assistant', 'content': result.content}
-    if result.reasoning_content is not None:
+    if result.reasoning_content is not None and not result.reasoning_content.isspace():
         if reasoning_field != 'reasoning':
             message['reasoning_content'] = result.reasoning_content
         if reasoning_field != 'reasoning_content':
