@@ -28,7 +28,7 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tag_search cimport _find, _may_hold_tag, _tag_floor
+from lmparse.tag_search cimport _find, _may_hold_tag, _starts_at, _tag_floor
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
 
@@ -464,21 +464,24 @@ cdef class ResponseParserCore:
         short to tell (held), -1 it is not there (and bare calls end for this response)."""
         cdef int kind = PyUnicode_KIND(p)
         cdef void *data = PyUnicode_DATA(p)
-        cdef Py_ssize_t k = 0, m = PyUnicode_GET_LENGTH(<str>self._bare_open)
+        cdef Py_ssize_t k = 0
         cdef Py_UCS4 ch
+        cdef int r
         while k < n and k <= _BARE_LEAD:
             ch = PyUnicode_READ(kind, data, k)
             if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
                 break
             k += 1
         if k <= _BARE_LEAD and k < n:
-            if n - k >= m:
-                if PyUnicode_Tailmatch(p, <str>self._bare_open, k, k + m, -1):
-                    self._enter_tool_mode(True)
-                    return 1
-            elif not self._final and PyUnicode_Tailmatch(
-                    <str>self._bare_open, PyUnicode_Substring(p, k, n), 0, n - k, -1):
-                return 0
+            # the reasoning open tag comes first (Mistral's [THINK] beside a bare '['); content starts after it
+            r = _starts_at(p, k, n, self._r_open, self._final)
+            if r >= 0:
+                return -r  # whole: the tag is read first, bare calls stay possible after it; part: held
+            r = _starts_at(p, k, n, self._bare_open, self._final)
+            if r == 1:
+                self._enter_tool_mode(True)
+            if r >= 0:
+                return r
         elif k == n and k <= _BARE_LEAD and not self._final:
             return 0
         self._bare_open = None

@@ -4,7 +4,7 @@ Split from ``lmparse.response`` (its compiled-size budget): the anchor-based
 floor (see ``construction.tag_anchor``) and the in-place checks that spare
 full tag searches in prose.
 """
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Tailmatch
+from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring, PyUnicode_Tailmatch
 
 cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -59,3 +59,15 @@ cdef inline bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q
             return True
         q = PyUnicode_FindChar(p, anchor, q + 1, n, 1)
     return True
+
+
+cdef inline int _starts_at(str p, Py_ssize_t k, Py_ssize_t n, object tag, bint final) except -2:
+    """``tag`` at ``p[k:n]``: 1 whole, 0 the text is a proper prefix of it (held unless ``final``), -1 neither."""
+    if tag is None:
+        return -1
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(<str>tag)
+    if n - k >= m:
+        return 1 if PyUnicode_Tailmatch(p, <str>tag, k, k + m, -1) == 1 else -1
+    if not final and PyUnicode_Tailmatch(<str>tag, PyUnicode_Substring(p, k, n), 0, n - k, -1) == 1:
+        return 0
+    return -1

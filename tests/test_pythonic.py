@@ -101,6 +101,28 @@ def test_every_split() -> None:
                 content, None, calls), (text, cut)
 
 
+# A reasoning open tag that starts like the bare opener ('[THINK]' and '[') is read first; the
+# content that follows it is still the start of the response (whitespace before a bare call is
+# dropped). DeepSeek V3's explicit '<think>' too.
+REASONING_FIRST = [
+    ('mistral', '[THINK]Need the weather.[/THINK][get_weather(city="Paris")]',
+     (None, 'Need the weather.', [('get_weather', '{"city": "Paris"}')])),
+    ('mistral', '  [THINK]a[/THINK]\n[get_time()] done', ('   done', 'a', [('get_time', '{}')])),
+    ('mistral', '[THINK]a[/THINK]Text [get_time()]', ('Text [get_time()]', 'a', [])),
+    ('mistral', '[THINK', ('[THINK', None, [])),
+    ('mistral', '[THINKING]', ('[THINKING]', None, [])),
+    ('deepseek-v3', '<think>b</think>[get_time()]', (None, 'b', [('get_time', '{}')])),
+]
+
+
+@pytest.mark.parametrize('reasoning, text, expected', REASONING_FIRST)
+def test_reasoning_tag_before_bare_list(make_parser: Any, reasoning: str, text: str,
+                                        expected: tuple[Any, ...]) -> None:
+    assert complete(make_parser(reasoning, 'pythonic'), text).key() == expected
+    for label, chunks in chunkings(text, ('[THINK]', '[/THINK]', '<think>', '</think>')):
+        assert stream(make_parser(reasoning, 'pythonic'), chunks).key() == expected, label
+
+
 def test_no_tools_is_content(make_parser: Any) -> None:
     text = '[get_time()]'
     assert complete(make_parser(None, 'pythonic', request_tools=None), text).key() == (text, None, [])
