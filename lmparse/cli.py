@@ -225,9 +225,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
                                    f'  (legacy names {legacy} mean "default")\n'),
                                   ('tool parsers (--tool-parser)', ToolParserManager, '')):
         sys.stdout.write(f'{title}:\n')
-        for name in registry.names():
+        names = registry.names()
+        width = max(map(len, names), default=0)
+        for name in names:
             cls = registry.get(name)
-            sys.stdout.write(f'  {name:<16} {getattr(cls, "__name__", cls)}\n')
+            sys.stdout.write(f'  {name:<{width}} {getattr(cls, "__name__", cls)}\n')
         sys.stdout.write(note)
     return 0
 

@@ -7,13 +7,14 @@ are skipped by the grammar.
 """
 from __future__ import annotations
 
-from lmparse.registry import ToolParserManager
+from lmparse.reasoning import ReasoningParser
+from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = ['Glm47ToolParser']
 
 
-@ToolParserManager.register_module(['glm47', 'glm45'])
+@ToolParserManager.register_module(['glm47', 'glm45', 'glm'])
 class Glm47ToolParser(XmlToolParser):
     """``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``."""
 
@@ -27,3 +28,8 @@ class Glm47ToolParser(XmlToolParser):
     # A value whose </arg_value> is missing ends at the next <arg_key> or at </tool_call>.
     value_end_tags = ('<arg_key>', '</tool_call>')
     structural_tag_model = 'glm_4_7'
+
+
+# vLLM's ``glm45`` / ``glm47`` and SGLang's ``glm45`` reasoning: ``<think>`` … ``</think>``, in reasoning
+# from the start unless thinking is switched off: lmparse's 'default'.
+ReasoningParserManager.register_module(['glm45', 'glm47'], module=ReasoningParser)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from lmparse.dialects.qwen import Qwen3CoderToolParser
-from lmparse.registry import ToolParserManager
+from lmparse.reasoning import ReasoningParser
+from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 
 __all__ = ['InternS2PreviewToolParser', 'Internlm2ToolParser']
 
 
-@ToolParserManager.register_module(['internlm', 'intern-s1'])
+@ToolParserManager.register_module(['internlm', 'intern-s1', 'interns1'])
 class Internlm2ToolParser(JsonToolParser):
     """``<|action_start|><|plugin|>{"name": ..., "parameters": {...}}<|action_end|>``."""
 
@@ -41,3 +42,7 @@ class InternS2PreviewToolParser(Qwen3CoderToolParser):
     """The Qwen3-Coder grammar; special tokens are rendered without spaces between them."""
 
     request_settings = {'spaces_between_special_tokens': False}
+
+
+# SGLang's ``interns1`` reasoning is ``<think>`` … ``</think>`` (LMDeploy's legacy ``intern-s1``): 'default'.
+ReasoningParserManager.register_module('interns1', module=ReasoningParser)

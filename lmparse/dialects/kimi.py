@@ -97,3 +97,7 @@ class KimiK3ReasoningParser(ReasoningParser):
         if missing:
             raise RuntimeError(f'{cls.__name__} reasoning parser: XTML token(s) {missing!r} '
                                f'not found in the tokenizer vocabulary')
+
+
+# vLLM's and SGLang's ``kimi_k2`` reasoning (Kimi K2 Thinking): ``<think>`` … ``</think>``: 'default'.
+ReasoningParserManager.register_module('kimi_k2', module=ReasoningParser)

@@ -9,7 +9,8 @@ Reasoning: the ``default`` ``<think>`` parser.
 """
 from __future__ import annotations
 
-from lmparse.registry import ToolParserManager
+from lmparse.reasoning import ReasoningParser
+from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
@@ -26,7 +27,7 @@ class Qwen3ToolParser(JsonToolParser):
     structural_tag_model = 'qwen_3'
 
 
-@ToolParserManager.register_module('qwen3coder')
+@ToolParserManager.register_module(['qwen3coder', 'qwen3_coder', 'qwen3_xml'])
 class Qwen3CoderToolParser(XmlToolParser):
     """``<tool_call><function=NAME><parameter=KEY>V</parameter></function></tool_call>``.
 
@@ -60,3 +61,8 @@ class Qwen3CoderToolParser(XmlToolParser):
     # right for any chunking; Qwen's tokenizer splits these markers.
     structural_tag_model = 'qwen_3_coder'
     reasoning_structural_tag_model = 'qwen_3_5'
+
+
+# vLLM's and SGLang's ``qwen3`` / ``qwen3-thinking`` reasoning: ``<think>`` … ``</think>``, in reasoning
+# from the start unless ``enable_thinking`` is False: lmparse's 'default'.
+ReasoningParserManager.register_module(['qwen3', 'qwen3-thinking'], module=ReasoningParser)

@@ -1,0 +1,69 @@
+"""vLLM 0.33's and SGLang 0.5.23's parser names resolve in lmparse.
+
+``tests/data/engine_parser_names.json`` holds the names each engine registers
+(read from vllm/tool_parsers/__init__.py, vllm/reasoning/__init__.py,
+sglang/srt/function_call/function_call_parser.py and
+sglang/srt/parser/reasoning_parser_names.py). Every name resolves except the
+ones listed below, which are still to be done (the long tail); a listed name
+that starts to resolve must leave the list, so the list stays exact.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lmparse import LEGACY_REASONING_PARSER_NAMES, ReasoningParserManager, ToolParserManager
+
+NAMES = json.loads((Path(__file__).parent / 'data' / 'engine_parser_names.json').read_text(encoding='utf-8'))
+
+# Harmony (gpt-oss) is lmparse's response parser ``gpt-oss``, not a tool or reasoning parser.
+HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
+# Adds ``<think>`` in front of the content: lmparse never writes text the model did not.
+UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
+NOT_YET = {
+    'vllm_tool': {
+        'apertus', 'beam', 'cohere_command3', 'cohere_command4', 'dots', 'ernie45', 'functiongemma', 'gigachat3',
+        'granite-20b-fc', 'hf', 'hunyuan_a13b', 'hy_v3', 'hy_v4', 'inkling', 'jamba', 'k2_horizon', 'lfm2',
+        'ling3', 'longcat', 'mimo', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'phi4_mini_json',
+        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5', 'xlam'},
+    'vllm_reasoning': {
+        'beam', 'cohere_command3', 'cohere_command4', 'ernie45', 'hf', 'holo2', 'hunyuan_a13b', 'hy_v3', 'hy_v4',
+        'inkling', 'k2_horizon', 'ling3', 'mimo', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x',
+        'nemotron_v3', 'olmo3', 'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+    'sglang_tool': {
+        'apertus2509', 'beam', 'cohere_command4', 'dots', 'gigachat3', 'gigachat35', 'hunyuan', 'inkling',
+        'iquest_q1', 'k2_horizon', 'lfm2', 'ling3', 'mimo', 'minicpm5', 'muse', 'nanbeige', 'poolside_v1',
+        'response_template', 'spark25', 'step3', 'step3p5', 'trinity'},
+    'sglang_reasoning': {
+        'apertus2509', 'beam', 'cohere_command4', 'dots', 'gigachat35', 'hunyuan', 'inkling', 'iquest_q1',
+        'k2_horizon', 'kimi', 'ling3', 'mimo', 'muse', 'nanbeige', 'nemotron_3', 'poolside_v1',
+        'response_template', 'step3', 'step3p5'},
+}
+
+
+def _resolves(kind: str, name: str) -> bool:
+    if kind.endswith('_tool'):
+        return name in ToolParserManager.names()
+    return name in ReasoningParserManager.names() or name in LEGACY_REASONING_PARSER_NAMES
+
+
+def test_lists_are_the_engines() -> None:
+    assert {k: len(v) for k, v in NAMES.items()} == {
+        'vllm_tool': 58, 'vllm_reasoning': 42, 'sglang_tool': 44, 'sglang_reasoning': 36}
+
+
+@pytest.mark.parametrize('kind', sorted(NOT_YET))
+def test_engine_names_resolve(kind: str) -> None:
+    names = set(NAMES[kind])
+    assert NOT_YET[kind] <= names, NOT_YET[kind] - names
+    expected = names - NOT_YET[kind] - HARMONY - UNSUPPORTED
+    assert sorted(n for n in expected if not _resolves(kind, n)) == []
+    assert sorted(n for n in NOT_YET[kind] if _resolves(kind, n)) == []
+
+
+def test_harmony_names_are_the_response_parser() -> None:
+    from lmparse import ResponseParserManager
+    assert 'gpt-oss' in ResponseParserManager.names()
+    assert not any(_resolves(kind, n) for kind in NAMES for n in HARMONY & set(NAMES[kind]))
