@@ -103,6 +103,11 @@ class PeerRow:
     sglang_reasoning: str | None
     specials: tuple[str, ...] | None = None
     note: str = ''
+    # (atomic tag, vLLM tool parser): a fixture holding that tag is the variant vLLM parses under that name
+    vllm_tool_by_tag: tuple[tuple[str, str], ...] = ()
+
+    def vllm_tool_for(self, f: BenchFixture) -> str | None:
+        return next((name for tag, name in self.vllm_tool_by_tag if tag in f.atomic_tags), self.vllm_tool)
 
 
 THINK = ('<think>', '</think>')
@@ -136,7 +141,9 @@ PEERS: tuple[PeerRow, ...] = (
     PeerRow('granite', ('granite',), 'granite', 'granite', None, None, note='SGLang has no Granite detector'),
     PeerRow('granite4', ('granite4',), 'granite4', 'granite', None, None, note='SGLang has no Granite detector'),
     PeerRow('llama4_json', ('llama4_json',), 'llama4_json', None, 'llama3', None),
-    PeerRow('pythonic', ('pythonic',), 'pythonic', None, 'pythonic', None),
+    PeerRow('pythonic', ('pythonic',), 'pythonic', None, 'pythonic', None,
+            vllm_tool_by_tag=(('<|python_start|>', 'llama4_pythonic'),),
+            note="lmparse's pythonic also reads Llama 4's <|python_start|> wrapper: vLLM's llama4_pythonic there"),
     PeerRow('llama4_pythonic', ('llama4_pythonic',), 'llama4_pythonic', None, 'pythonic', None),
     PeerRow('gemma4', ('gemma4',), 'gemma4', 'gemma4', 'gemma4', 'gemma4'),
     PeerRow('minimax_m2', ('minimax_m2', 'minimax-m2'), 'minimax_m2', 'minimax_m2', 'minimax-m2', 'minimax'),
@@ -321,7 +328,7 @@ class VllmPeer:
             if tok is None:
                 tok = _vllm_tokenizers[id(base)] = get_cached_tokenizer(base)
         reasoning = row.vllm_reasoning if uses_reasoning(f) else None
-        parser_cls = self.manager.get_parser(tool_parser_name=row.vllm_tool, reasoning_parser_name=reasoning,
+        parser_cls = self.manager.get_parser(tool_parser_name=row.vllm_tool_for(f), reasoning_parser_name=reasoning,
                                              enable_auto_tools=True, tokenizer=tok,
                                              is_harmony=row.dialect == 'gpt-oss')
         request = self.request_cls(**f.request)
