@@ -278,9 +278,21 @@ def harmony_tokenizer() -> HarmonyTokenizer:
     return _harmony[0]
 
 
+# (opening, closing) reasoning markers of the dialects: a text that holds the closing one without starting with
+# the opening one had the opening one put in the prompt by the chat template (thinking enabled).
+REASONING_MARKERS = (('<think>', '</think>'), ('<mm:think>', '</mm:think>'), ('<seed:think>', '</seed:think>'),
+                     ('<|open|>think', '<|close|>think'))
+
+
 def thinking_kwargs(f: BenchFixture) -> dict[str, Any] | None:
-    """chat_template_kwargs of a request that enabled thinking, when the fixture's reasoning is opened by the prompt."""
-    return {'thinking': True, 'enable_thinking': True} if opens_reasoning_in_prompt(f) else None
+    """chat_template_kwargs of a request that enabled thinking, when the fixture's reasoning is opened by the prompt.
+
+    Several peers pick thinking vs identity parsing from these (vLLM's deepseek_v3: thinking / enable_thinking;
+    SGLang's minimax-m3: thinking_mode).
+    """
+    if not opens_reasoning_in_prompt(f):
+        return None
+    return {'thinking': True, 'enable_thinking': True, 'thinking_mode': 'enabled'}
 
 
 def uses_reasoning(f: BenchFixture) -> bool:
@@ -290,7 +302,15 @@ def uses_reasoning(f: BenchFixture) -> bool:
 
 def opens_reasoning_in_prompt(f: BenchFixture) -> bool:
     """The text closes a reasoning block it never opened: the template put the opening tag in the prompt."""
-    return f.reasoning_parser is not None and '</think>' in f.text and not f.text.lstrip().startswith('<think>')
+    if f.reasoning_parser is None:
+        return False
+    head = f.text.lstrip()
+    return any(close in f.text and not head.startswith(open_) for open_, close in REASONING_MARKERS)
+
+
+def opening_marker(f: BenchFixture) -> str:
+    """The opening reasoning marker the prompt ends with (see opens_reasoning_in_prompt)."""
+    return next((o for o, c in REASONING_MARKERS if c in f.text), '<think>')
 
 
 @dataclass
@@ -317,6 +337,7 @@ class VllmPeer:
     def prepare(self, f: BenchFixture, row: PeerRow) -> Prepared:
         if row.vllm_tool is None and row.vllm_reasoning is None:
             raise Unsupported('vLLM has no parser for this format')
+        tok: Any
         if row.dialect == 'gpt-oss':
             tok = harmony_tokenizer()
         else:
@@ -335,7 +356,8 @@ class VllmPeer:
         if row.dialect == 'gpt-oss':
             prompt = '<|start|>user<|message|>What is the weather?<|end|><|start|>assistant'
         else:
-            prompt = 'User: What is the weather?\nAssistant: ' + ('<think>\n' if opens_reasoning_in_prompt(f) else '')
+            prompt = 'User: What is the weather?\nAssistant: ' + (opening_marker(f) + '\n' if opens_reasoning_in_prompt(f)
+                                                                  else '')
         prompt_ids = tok.encode(prompt, add_special_tokens=False)
         processor_cls = self.processor_cls
 
@@ -671,8 +693,8 @@ def main(argv: list[str] | None = None) -> int:
         for size in sizes:
             try:
                 correct, fails, n_chunks = check_cell(f, size, preps, args.peer_timeout)
-            except LookupError as why:
-                print(f'{f.id:<28}{size:>6}  skipped: {why}')
+            except LookupError as missing_tok:
+                print(f'{f.id:<28}{size:>6}  skipped: {missing_tok}')
                 continue
             failures.extend(fails)
             us: dict[str, float | None] = {n: None for n in ['lmparse'] + names}
@@ -701,7 +723,7 @@ def main(argv: list[str] | None = None) -> int:
                 return f'{"-":>10}' if v is None else (f'{">" + str(args.max_stream_seconds) + "s":>10}'
                                                       if v == float('inf') else f'{v:>10.3f}')
             print(f'{f.id:<28}{size:>6}{n_chunks:>7}' + ''.join(fmt_us(us[n]) for n in ['lmparse'] + names)
-                  + ''.join(f'{fmt_ratio(ratio[n]) if ratio[n] else "-":>11}' for n in names)
+                  + ''.join(f'{_ratio(ratio[n]):>11}' for n in names)
                   + '   ' + ' / '.join(_short(correct[n]) for n in ['lmparse'] + names), flush=True)
         if not args.no_timing:
             cons: dict[str, float | None] = {'lmparse': construction_us(LmparsePeer().prepare(f).new)}
@@ -720,13 +742,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f'  {dialect:<16}' + '   '.join(f'{n} {"-" if v is None else f"{v:9.2f}"}' for n, v in cons.items()))
     if unsupported:
         print('\nnot run:')
-        for key, why in unsupported.items():
-            print(f'  {key}: {why}')
+        for key, reason in unsupported.items():
+            print(f'  {key}: {reason}')
     if failures:
         print('\nresult mismatches (expected result vs reconstruction):')
         for line in failures:
             print('  ' + line)
     return 1 if any(line.startswith('lmparse') for line in failures) else 0
+
+
+def _ratio(r: float | None) -> str:
+    return '-' if r is None else fmt_ratio(r)
 
 
 def _short(v: str) -> str:
