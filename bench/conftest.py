@@ -18,6 +18,8 @@ MEMORY_LINES: list[str] = []
 MISSING_DIALECTS: list[str] = []
 # bench/test_bench_adversarial.py: one line per (row, chunk size)
 ADVERSARIAL_LINES: list[str] = []
+# bench/test_compare_peers.py: peer results that differ from a fixture's expected result, or could not run
+PEER_LINES: list[str] = []
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -47,6 +49,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if ADVERSARIAL_LINES:
         tr.section('lmparse adversarial inputs: CPU ns per character, 10 KB vs 100 KB (full table: python -m bench.adversarial)')
         for line in ADVERSARIAL_LINES:
+            tr.write_line(line)
+    if PEER_LINES:
+        tr.section('vLLM 0.33 / SGLang 0.5.23 vs the expected results (recorded, not failures)')
+        for line in PEER_LINES:
             tr.write_line(line)
     if MISSING_DIALECTS:
         tr.section('registered tool / response parsers without benchmark fixtures')
