@@ -7,7 +7,7 @@ class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
-from cpython.unicode cimport PyUnicode_Substring, PyUnicode_Tailmatch
+from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
     STARTS_ALWAYS,
@@ -28,15 +28,14 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tag_search cimport _find, _may_hold_tag, _starts_at, _tag_floor
+from lmparse.tag_search cimport _find, _hold_back, _may_hold_tag, _separator_end, _starts_at, _tag_floor
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
-    Py_UCS4 PyUnicode_READ_CHAR(object, Py_ssize_t)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
@@ -390,20 +389,11 @@ cdef class ResponseParserCore:
         (``start``: no tag prefix can begin before this offset)."""
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t hold = n, h
+        cdef Py_ssize_t hold = n
         if n == 0:
             return False
         if not self._final and start < n:
-            if tag_a is not None:
-                hold = tag_prefix_hold(p, start, <str>tag_a)
-            if tag_b is not None:
-                h = tag_prefix_hold(p, start, <str>tag_b)
-                if h < hold:
-                    hold = h
-            if tag_c is not None:
-                h = tag_prefix_hold(p, start, <str>tag_c)
-                if h < hold:
-                    hold = h
+            hold = _hold_back(p, start, tag_a, tag_b, tag_c)
         if hold == 0:
             return False
         if hold == n:
@@ -585,33 +575,12 @@ cdef class ResponseParserCore:
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:
-        """Drop newlines between two tool blocks once the next open tag is confirmed
-        (an open tag's own leading newlines, as DSML's, are not separator)."""
-        cdef str p = self._pending
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t k = 0, rest, lead = 0
-        cdef int kind = PyUnicode_KIND(p)
-        cdef void *data = PyUnicode_DATA(p)
-        cdef str tag = self._t_open
-        cdef Py_ssize_t tag_n = PyUnicode_GET_LENGTH(tag)
-        if n == 0 and not self._final:
-            # An empty step decides nothing: the next text may still be a newline.
+        """Drop newlines between two tool blocks once the next open tag is confirmed (see tag_search._separator_end)."""
+        cdef Py_ssize_t cut = _separator_end(self._pending, <str>self._t_open, self._final)
+        if cut < 0:
             return False
-        while k < n and PyUnicode_READ(kind, data, k) == u'\n':
-            k += 1
-        if k:
-            while lead < tag_n and PyUnicode_READ_CHAR(tag, lead) == u'\n':
-                lead += 1
-            rest = n - k
-            if rest == 0:
-                if not self._final:
-                    return False
-            elif k >= lead and PyUnicode_Tailmatch(p, tag, k - lead, n, -1):
-                if k > lead:
-                    self._pending = PyUnicode_Substring(p, k - lead, n)
-            elif rest < tag_n - lead and not self._final and PyUnicode_Tailmatch(
-                    tag, PyUnicode_Substring(p, k, n), lead, tag_n, -1):
-                return False
+        if cut:
+            self._pending = PyUnicode_Substring(self._pending, cut, PyUnicode_GET_LENGTH(self._pending))
         self._after_tool_block = False
         return True
 
