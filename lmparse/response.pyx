@@ -13,7 +13,9 @@ from lmparse.construction cimport (
     STARTS_ALWAYS,
     STARTS_SWITCHES,
     Plan,
+    content_markers,
     eq,
+    marker_anchor,
     new_reasoning_parser,
     own_choice,
     own_fields,
@@ -28,7 +30,7 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tag_search cimport _find, _hold_back, _may_hold_tag, _separator_end, _starts_at, _tag_floor
+from lmparse.tag_search cimport _find, _find_marker, _hold_back, _may_hold_tag, _separator_end, _starts_at, _tag_floor
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -120,6 +122,8 @@ cdef class ResponseParserCore:
     cdef Py_UCS4 _anchor_reasoning
     cdef Py_ssize_t _reach_plain
     cdef Py_ssize_t _reach_reasoning
+    # declared content-channel markers, dropped from text outside tool blocks (None: none)
+    cdef tuple _markers
     # Reused delta list for built-in tool parsers (handed off only when filled;
     # made on first use).
     cdef list _scratch
@@ -260,6 +264,10 @@ cdef class ResponseParserCore:
         else:
             self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
+        self._markers = content_markers(reasoning_parser, self.tool_parser)
+        if self._markers is not None:
+            self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
+            self._anchor_reasoning = marker_anchor(self._anchor_reasoning, &self._reach_reasoning, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -393,7 +401,7 @@ cdef class ResponseParserCore:
         if n == 0:
             return False
         if not self._final and start < n:
-            hold = _hold_back(p, start, tag_a, tag_b, tag_c)
+            hold = _hold_back(p, start, tag_a, tag_b, tag_c, self._markers)
         if hold == 0:
             return False
         if hold == n:
@@ -408,8 +416,8 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at = -1, t, first = 0
-        cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept in the text)
-        cdef Py_ssize_t anchor_at
+        cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
+        cdef Py_ssize_t anchor_at, m = 0
         bare = self._bare_open
         if bare is not None and self._bare_anchored:
             at = self._anchored_bare(p, n)
@@ -418,7 +426,7 @@ cdef class ResponseParserCore:
             bare = None
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
-                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare)):
+                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare, self._markers)):
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
@@ -433,6 +441,11 @@ cdef class ResponseParserCore:
             if t >= 0:
                 at = t
                 which = 3
+        if self._markers is not None:
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            if t >= 0:
+                at = t
+                which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if at > 0:
@@ -443,6 +456,8 @@ cdef class ResponseParserCore:
         elif which == 2:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
+        elif which == 4:
+            self._pending = PyUnicode_Substring(p, at + m, n)
         else:
             self._pending = PyUnicode_Substring(p, at, n)
             self._enter_tool_mode(True)
@@ -481,11 +496,11 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at, t, first = 0
-        cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
-        cdef Py_ssize_t anchor_at
+        cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open, 3 marker (both dropped)
+        cdef Py_ssize_t anchor_at, m = 0
         first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &anchor_at)
         if anchor_at < 0 or (self._anchor_reasoning and not _may_hold_tag(
-                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open)):
+                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open, self._markers)):
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
@@ -498,6 +513,11 @@ cdef class ResponseParserCore:
             if t >= 0:
                 at = t
                 which = 2
+        if self._markers is not None:
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            if t >= 0:
+                at = t
+                which = 3
         if at < 0:
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         if at > 0:
@@ -508,9 +528,11 @@ cdef class ResponseParserCore:
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
-        else:
+        elif which == 2:
             # An explicit open tag inside reasoning carries no text.
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+        else:
+            self._pending = PyUnicode_Substring(p, at + m, n)
         return True
 
     cdef int _enter_tool_mode(self, bint bare) except -1:

@@ -50,14 +50,15 @@ cdef inline bint _tag_at(str p, Py_ssize_t n, object tag, Py_UCS4 anchor, Py_ssi
 
 
 cdef inline bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q,
-                        object a, object b, object c) except -1:
+                        object a, object b, object c, tuple markers) except -1:
     """False when ``p[:n]`` surely holds none of the tags (each contains ``anchor``).
 
     A whole tag's first anchor character is an anchor occurrence of ``p``, so
     checking each occurrence in place replaces full searches for the tags in
     text where the anchor is rare (prose: one ``<`` per chunk). True when a tag
     matched, or after _ANCHOR_CHECKS occurrences: the caller then searches.
-    ``q``: the anchor's first occurrence.
+    ``q``: the anchor's first occurrence. ``markers``: declared content
+    markers (None: none), checked the same way.
     """
     cdef int k
     for k in range(_ANCHOR_CHECKS):
@@ -65,6 +66,10 @@ cdef inline bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q
             return False
         if _tag_at(p, n, a, anchor, q) or _tag_at(p, n, b, anchor, q) or _tag_at(p, n, c, anchor, q):
             return True
+        if markers is not None:
+            for marker in markers:
+                if _tag_at(p, n, marker, anchor, q):
+                    return True
         q = PyUnicode_FindChar(p, anchor, q + 1, n, 1)
     return True
 
@@ -81,11 +86,18 @@ cdef inline int _starts_at(str p, Py_ssize_t k, Py_ssize_t n, object tag, bint f
     return -1
 
 
-cdef inline Py_ssize_t _hold_back(str p, Py_ssize_t start, object a, object b, object c):
-    """Where the longest trailing proper prefix of any given tag starts in ``p[start:]`` (``len(p)``: none)."""
+cdef inline Py_ssize_t _hold_back(str p, Py_ssize_t start, object a, object b, object c, tuple markers):
+    """Where the longest trailing proper prefix of any given tag or marker starts in ``p[start:]`` (``len(p)``: none)."""
     cdef Py_ssize_t hold = PyUnicode_GET_LENGTH(p), h
+    if markers is not None:
+        for marker in markers:
+            h = tag_prefix_hold(p, start, <str>marker)
+            if h < hold:
+                hold = h
     if a is not None:
-        hold = tag_prefix_hold(p, start, <str>a)
+        h = tag_prefix_hold(p, start, <str>a)
+        if h < hold:
+            hold = h
     if b is not None:
         h = tag_prefix_hold(p, start, <str>b)
         if h < hold:
@@ -127,3 +139,14 @@ cdef inline Py_ssize_t _separator_end(str p, str tag, bint final) except -2:
                 tag, PyUnicode_Substring(p, k, n), lead, tag_n, -1):
             return -1
     return 0
+
+
+cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *length):
+    """The first whole declared content marker in ``p[start:end]`` (-1: none); ``length[0]``: its length."""
+    cdef Py_ssize_t at = -1, t
+    for marker in markers:
+        t = PyUnicode_Find(p, <str>marker, start, end, 1)
+        if t >= 0:
+            at = end = t
+            length[0] = PyUnicode_GET_LENGTH(<str>marker)
+    return at
