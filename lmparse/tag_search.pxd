@@ -142,11 +142,17 @@ cdef inline Py_ssize_t _separator_end(str p, str tag, bint final) except -2:
 
 
 cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *length):
-    """The first whole declared content marker in ``p[start:end]`` (-1: none); ``length[0]``: its length."""
-    cdef Py_ssize_t at = -1, t
+    """The first whole declared content marker in ``p[start:end]`` (-1: none); ``length[0]``: its length.
+
+    Each marker is searched over the whole span (one may end another), the
+    earliest start wins, the longer marker at the same start.
+    """
+    cdef Py_ssize_t at = -1, t, m
     for marker in markers:
         t = PyUnicode_Find(p, <str>marker, start, end, 1)
         if t >= 0:
-            at = end = t
-            length[0] = PyUnicode_GET_LENGTH(<str>marker)
+            m = PyUnicode_GET_LENGTH(<str>marker)
+            if at < 0 or t < at or (t == at and m > length[0]):
+                at = t
+                length[0] = m
     return at

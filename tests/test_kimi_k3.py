@@ -223,3 +223,26 @@ def test_declaration_is_generic(make_parser: Any) -> None:
     parser = cls({'messages': [], 'chat_template_kwargs': {'enable_thinking': True}})
     content, calls, reasoning = parser.parse_complete('a[[ans]]b</think>[[ans]]c<end>d<en')
     assert (content, calls, reasoning) == ('cd<en', None, 'ab')
+
+
+@pytest.mark.parametrize('markers', [('>', '<x>'), ('<x>', '>'), ('<x><y>', '<y>')])
+def test_overlapping_markers(make_parser: Any, markers: tuple[str, ...]) -> None:
+    """A marker that ends (or contains) another: the earliest start wins, the longer at a tie, for every chunking."""
+    from lmparse import BaseResponseParser, ReasoningParser
+
+    class Marked(ReasoningParser):
+        content_markers = markers
+
+    cls = BaseResponseParser.with_parsers()
+    cls.reasoning_parser_cls = Marked
+    text = 'a<x>b><x><y>c<y>d'
+    expected = ''.join(text.split('<x><y>')) if '<x><y>' in markers else text
+    for m in sorted(markers, key=len, reverse=True):
+        expected = expected.replace(m, '')
+    request = {'messages': [], 'chat_template_kwargs': {'enable_thinking': False}}
+    assert cls(request).parse_complete(text)[0] == expected
+    for size in range(1, len(text) + 1):
+        parser = cls(request)
+        out = [m.content or '' for i in range(0, len(text), size)
+               for m, _ in parser.stream_chunk(text[i:i + size], [], final=i + size >= len(text))]
+        assert ''.join(out) == expected, size
