@@ -57,6 +57,8 @@ cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names)
 cdef bint str_keys(dict kwargs) noexcept
 cdef tuple reasoning_token_ids(object tokenizer, object open_tag, object close_tag)
 cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach)
+cdef tuple content_markers(object reasoning_parser, object tool_parser)
+cdef Py_UCS4 marker_anchor(Py_UCS4 anchor, Py_ssize_t *reach, tuple markers)
 cdef bint same_tag(object a, object b) except -1
 
 cdef bint eq(object value, str literal) except -1

@@ -200,6 +200,39 @@ cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach):
     return 0
 
 
+cdef tuple content_markers(object reasoning_parser, object tool_parser):
+    """The ``content_markers`` both parsers declare, once each in declaration order (None: none).
+
+    Channel syntax the router drops from text outside tool blocks (Kimi K3's
+    ``<|open|>response<|sep|>``): a format property either owner may declare.
+    """
+    declared = []
+    for owner in (reasoning_parser, tool_parser):
+        markers = getattr(owner, 'content_markers', None) if owner is not None else None
+        if markers:
+            for marker in markers:
+                if type(marker) is not str:
+                    raise TypeError(f'{type(owner).__name__}.content_markers: {marker!r} is not a str')
+                if marker and marker not in declared:
+                    declared.append(marker)
+    return tuple(declared) if declared else None
+
+
+cdef Py_UCS4 marker_anchor(Py_UCS4 anchor, Py_ssize_t *reach, tuple markers):
+    """``anchor`` (of tag_anchor) if every marker contains it too, with ``reach`` widened to them; else 0."""
+    cdef Py_ssize_t k
+    if not anchor:
+        return 0
+    for marker in markers:
+        k = PyUnicode_FindChar(<str>marker, anchor, 0, PyUnicode_GET_LENGTH(<str>marker), 1)
+        if k < 0:
+            reach[0] = 0
+            return 0
+        if k > reach[0]:
+            reach[0] = k
+    return anchor
+
+
 # ---- declared reasoning parsers --------------------------------------------------------
 #
 # A reasoning class that keeps ReasoningParser's own methods is fully described

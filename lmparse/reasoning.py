@@ -64,6 +64,10 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # (Gemma 4's '<|channel>' of '<|channel>thought\n'): the tokenizer check and
     # reasoning-token counting look it up instead of the whole tag. None: the tag.
     reasoning_open_token: ClassVar[str | None] = None
+    # Channel markers that wrap the answer (Kimi K3's '<|open|>response<|sep|>'):
+    # the router drops them wherever they occur in text outside tool blocks
+    # (content and reasoning), whole only; a tool parser may declare them too.
+    content_markers: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

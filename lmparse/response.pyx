@@ -7,13 +7,15 @@ class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
-from cpython.unicode cimport PyUnicode_Substring, PyUnicode_Tailmatch
+from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
     STARTS_ALWAYS,
     STARTS_SWITCHES,
     Plan,
+    content_markers,
     eq,
+    marker_anchor,
     new_reasoning_parser,
     own_choice,
     own_fields,
@@ -28,15 +30,14 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tag_search cimport _find, _may_hold_tag, _starts_at, _tag_floor
+from lmparse.tag_search cimport _find, _find_marker, _hold_back, _may_hold_tag, _separator_end, _starts_at, _tag_floor
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser, tag_prefix_hold
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
-    Py_UCS4 PyUnicode_READ_CHAR(object, Py_ssize_t)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
@@ -121,6 +122,8 @@ cdef class ResponseParserCore:
     cdef Py_UCS4 _anchor_reasoning
     cdef Py_ssize_t _reach_plain
     cdef Py_ssize_t _reach_reasoning
+    # declared content-channel markers, dropped from text outside tool blocks (None: none)
+    cdef tuple _markers
     # Reused delta list for built-in tool parsers (handed off only when filled;
     # made on first use).
     cdef list _scratch
@@ -261,6 +264,10 @@ cdef class ResponseParserCore:
         else:
             self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
+        self._markers = content_markers(reasoning_parser, self.tool_parser)
+        if self._markers is not None:
+            self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
+            self._anchor_reasoning = marker_anchor(self._anchor_reasoning, &self._reach_reasoning, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -390,20 +397,11 @@ cdef class ResponseParserCore:
         (``start``: no tag prefix can begin before this offset)."""
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t hold = n, h
+        cdef Py_ssize_t hold = n
         if n == 0:
             return False
         if not self._final and start < n:
-            if tag_a is not None:
-                hold = tag_prefix_hold(p, start, <str>tag_a)
-            if tag_b is not None:
-                h = tag_prefix_hold(p, start, <str>tag_b)
-                if h < hold:
-                    hold = h
-            if tag_c is not None:
-                h = tag_prefix_hold(p, start, <str>tag_c)
-                if h < hold:
-                    hold = h
+            hold = _hold_back(p, start, tag_a, tag_b, tag_c, self._markers)
         if hold == 0:
             return False
         if hold == n:
@@ -418,8 +416,8 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at = -1, t, first = 0
-        cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept in the text)
-        cdef Py_ssize_t anchor_at
+        cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
+        cdef Py_ssize_t anchor_at, m = 0
         bare = self._bare_open
         if bare is not None and self._bare_anchored:
             at = self._anchored_bare(p, n)
@@ -428,7 +426,7 @@ cdef class ResponseParserCore:
             bare = None
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
-                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare)):
+                p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare, self._markers)):
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if self._r_open is not None:
             at = _find(p, self._r_open, first, n)
@@ -443,6 +441,11 @@ cdef class ResponseParserCore:
             if t >= 0:
                 at = t
                 which = 3
+        if self._markers is not None:
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            if t >= 0:
+                at = t
+                which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if at > 0:
@@ -453,6 +456,8 @@ cdef class ResponseParserCore:
         elif which == 2:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
+        elif which == 4:
+            self._pending = PyUnicode_Substring(p, at + m, n)
         else:
             self._pending = PyUnicode_Substring(p, at, n)
             self._enter_tool_mode(True)
@@ -491,11 +496,11 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t at, t, first = 0
-        cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open (dropped)
-        cdef Py_ssize_t anchor_at
+        cdef int which = 0  # 0 close, 1 tool open, 2 reasoning open, 3 marker (both dropped)
+        cdef Py_ssize_t anchor_at, m = 0
         first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &anchor_at)
         if anchor_at < 0 or (self._anchor_reasoning and not _may_hold_tag(
-                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open)):
+                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open, self._markers)):
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         at = _find(p, self._r_close, first, n)
         if self._t_open is not None:
@@ -508,6 +513,11 @@ cdef class ResponseParserCore:
             if t >= 0:
                 at = t
                 which = 2
+        if self._markers is not None:
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            if t >= 0:
+                at = t
+                which = 3
         if at < 0:
             return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
         if at > 0:
@@ -518,9 +528,11 @@ cdef class ResponseParserCore:
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
-        else:
+        elif which == 2:
             # An explicit open tag inside reasoning carries no text.
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+        else:
+            self._pending = PyUnicode_Substring(p, at + m, n)
         return True
 
     cdef int _enter_tool_mode(self, bint bare) except -1:
@@ -585,33 +597,12 @@ cdef class ResponseParserCore:
         return consumed > 0 or closed
 
     cdef bint _resolve_separator(self) except -1:
-        """Drop newlines between two tool blocks once the next open tag is confirmed
-        (an open tag's own leading newlines, as DSML's, are not separator)."""
-        cdef str p = self._pending
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
-        cdef Py_ssize_t k = 0, rest, lead = 0
-        cdef int kind = PyUnicode_KIND(p)
-        cdef void *data = PyUnicode_DATA(p)
-        cdef str tag = self._t_open
-        cdef Py_ssize_t tag_n = PyUnicode_GET_LENGTH(tag)
-        if n == 0 and not self._final:
-            # An empty step decides nothing: the next text may still be a newline.
+        """Drop newlines between two tool blocks once the next open tag is confirmed (see tag_search._separator_end)."""
+        cdef Py_ssize_t cut = _separator_end(self._pending, <str>self._t_open, self._final)
+        if cut < 0:
             return False
-        while k < n and PyUnicode_READ(kind, data, k) == u'\n':
-            k += 1
-        if k:
-            while lead < tag_n and PyUnicode_READ_CHAR(tag, lead) == u'\n':
-                lead += 1
-            rest = n - k
-            if rest == 0:
-                if not self._final:
-                    return False
-            elif k >= lead and PyUnicode_Tailmatch(p, tag, k - lead, n, -1):
-                if k > lead:
-                    self._pending = PyUnicode_Substring(p, k - lead, n)
-            elif rest < tag_n - lead and not self._final and PyUnicode_Tailmatch(
-                    tag, PyUnicode_Substring(p, k, n), lead, tag_n, -1):
-                return False
+        if cut:
+            self._pending = PyUnicode_Substring(self._pending, cut, PyUnicode_GET_LENGTH(self._pending))
         self._after_tool_block = False
         return True
 

@@ -1,13 +1,21 @@
 """Where the router's tags can be in its buffer: bulk searches over ``str`` spans.
 
 Split from ``lmparse.response`` (its compiled-size budget): the anchor-based
-floor (see ``construction.tag_anchor``) and the in-place checks that spare
-full tag searches in prose.
+floor (see ``construction.tag_anchor``), the in-place checks that spare
+full tag searches in prose, what is held back at the end of the buffer, and the
+separator between two tool blocks.
 """
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring, PyUnicode_Tailmatch
 
+from lmparse.tools.base cimport tag_prefix_hold
+
+
 cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    Py_UCS4 PyUnicode_READ_CHAR(object, Py_ssize_t)
 
 
 cdef inline Py_ssize_t _find(str text, object tag, Py_ssize_t start, Py_ssize_t end):
@@ -42,14 +50,15 @@ cdef inline bint _tag_at(str p, Py_ssize_t n, object tag, Py_UCS4 anchor, Py_ssi
 
 
 cdef inline bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q,
-                        object a, object b, object c) except -1:
+                        object a, object b, object c, tuple markers) except -1:
     """False when ``p[:n]`` surely holds none of the tags (each contains ``anchor``).
 
     A whole tag's first anchor character is an anchor occurrence of ``p``, so
     checking each occurrence in place replaces full searches for the tags in
     text where the anchor is rare (prose: one ``<`` per chunk). True when a tag
     matched, or after _ANCHOR_CHECKS occurrences: the caller then searches.
-    ``q``: the anchor's first occurrence.
+    ``q``: the anchor's first occurrence. ``markers``: declared content
+    markers (None: none), checked the same way.
     """
     cdef int k
     for k in range(_ANCHOR_CHECKS):
@@ -57,6 +66,10 @@ cdef inline bint _may_hold_tag(str p, Py_ssize_t n, Py_UCS4 anchor, Py_ssize_t q
             return False
         if _tag_at(p, n, a, anchor, q) or _tag_at(p, n, b, anchor, q) or _tag_at(p, n, c, anchor, q):
             return True
+        if markers is not None:
+            for marker in markers:
+                if _tag_at(p, n, marker, anchor, q):
+                    return True
         q = PyUnicode_FindChar(p, anchor, q + 1, n, 1)
     return True
 
@@ -71,3 +84,75 @@ cdef inline int _starts_at(str p, Py_ssize_t k, Py_ssize_t n, object tag, bint f
     if not final and PyUnicode_Tailmatch(<str>tag, PyUnicode_Substring(p, k, n), 0, n - k, -1) == 1:
         return 0
     return -1
+
+
+cdef inline Py_ssize_t _hold_back(str p, Py_ssize_t start, object a, object b, object c, tuple markers):
+    """Where the longest trailing proper prefix of any given tag or marker starts in ``p[start:]`` (``len(p)``: none)."""
+    cdef Py_ssize_t hold = PyUnicode_GET_LENGTH(p), h
+    if markers is not None:
+        for marker in markers:
+            h = tag_prefix_hold(p, start, <str>marker)
+            if h < hold:
+                hold = h
+    if a is not None:
+        h = tag_prefix_hold(p, start, <str>a)
+        if h < hold:
+            hold = h
+    if b is not None:
+        h = tag_prefix_hold(p, start, <str>b)
+        if h < hold:
+            hold = h
+    if c is not None:
+        h = tag_prefix_hold(p, start, <str>c)
+        if h < hold:
+            hold = h
+    return hold
+
+
+cdef inline Py_ssize_t _separator_end(str p, str tag, bint final) except -2:
+    """Newlines between two tool blocks: where the text after them starts, or -1 while undecided.
+
+    They are dropped once the next open tag ``tag`` is confirmed after them (an
+    open tag's own leading newlines, as DSML's, are not separator); any other
+    text keeps them (0).
+    """
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+    cdef Py_ssize_t k = 0, rest, lead = 0
+    cdef int kind = PyUnicode_KIND(p)
+    cdef void *data = PyUnicode_DATA(p)
+    cdef Py_ssize_t tag_n = PyUnicode_GET_LENGTH(tag)
+    if n == 0 and not final:
+        # An empty step decides nothing: the next text may still be a newline.
+        return -1
+    while k < n and PyUnicode_READ(kind, data, k) == u'\n':
+        k += 1
+    if k:
+        while lead < tag_n and PyUnicode_READ_CHAR(tag, lead) == u'\n':
+            lead += 1
+        rest = n - k
+        if rest == 0:
+            if not final:
+                return -1
+        elif k >= lead and PyUnicode_Tailmatch(p, tag, k - lead, n, -1):
+            return k - lead
+        elif rest < tag_n - lead and not final and PyUnicode_Tailmatch(
+                tag, PyUnicode_Substring(p, k, n), lead, tag_n, -1):
+            return -1
+    return 0
+
+
+cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *length):
+    """The first whole declared content marker in ``p[start:end]`` (-1: none); ``length[0]``: its length.
+
+    Each marker is searched over the whole span (one may end another), the
+    earliest start wins, the longer marker at the same start.
+    """
+    cdef Py_ssize_t at = -1, t, m
+    for marker in markers:
+        t = PyUnicode_Find(p, <str>marker, start, end, 1)
+        if t >= 0:
+            m = PyUnicode_GET_LENGTH(<str>marker)
+            if at < 0 or t < at or (t == at and m > length[0]):
+                at = t
+                length[0] = m
+    return at

@@ -224,6 +224,13 @@ HARMONY_WORDS = ('assistant', 'analysis', 'final', 'commentary', ' to=functions.
                  'json', 'user', ' to=python', 'to=')
 
 
+def content_markers(cfg: Config) -> list[str]:
+    """The content-channel markers the configuration's parsers declare (dropped by the router outside tool blocks)."""
+    owners = (cfg.reasoning_cls, cfg.tool_cls) if cfg.kind != 'response' else ()
+    return list(dict.fromkeys(m for owner in owners if owner is not None
+                              for m in getattr(owner, 'content_markers', ()) or () if m))
+
+
 def config_markers(cfg: Config) -> list[str]:
     found: list[str] = []
     if cfg.kind == 'response':
@@ -238,6 +245,7 @@ def config_markers(cfg: Config) -> list[str]:
         found += ['<think>', '</think>']  # text for a parser without reasoning
     if cfg.tool_cls is not None:
         found += tool_markers(cfg.tool_cls)
+    found += content_markers(cfg)
     return list(dict.fromkeys(found))
 
 
@@ -482,13 +490,24 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
     exact = True
     last_was_block = False
     closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
+    markers = content_markers(cfg)
+
+    def marker() -> None:
+        # a declared content marker: dropped wherever it is outside tool blocks (content and reasoning)
+        nonlocal last_was_block
+        if markers and rng.random() < 0.4 and not (closeless and last_was_block) and not (
+                not parts and tool_cls is not None and _anchored_bare(tool_cls)):
+            parts.append(rng.choice(markers))
+            last_was_block = False
 
     def text() -> None:
         nonlocal last_was_block
+        marker()
         t = _text(rng)
         parts.append(t)
         visible.append(t)
         last_was_block = False
+        marker()
 
     def block() -> bool:
         nonlocal last_was_block, exact
@@ -513,6 +532,7 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
 
     for _ in range(rng.randint(1, 4)):
         r = rng.random()
+        marker()
         if r < 0.35:
             text()
         elif r < 0.6:
@@ -534,6 +554,7 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
             if reasoning_cls is None:
                 visible.append(close_r)
             last_was_block = False
+    marker()
     return Built(''.join(parts), calls if exact else None, ''.join(visible) if exact else None)
 
 

@@ -33,8 +33,9 @@ from tests.streaming import FakeTokenizer, split_at, tool
 
 O, C, S = '<|open|>', '<|close|>', '<|sep|>'
 THINK_CLOSE = f'{C}think{S}'
+R_OPEN, R_CLOSE, M_CLOSE = f'{O}response{S}', f'{C}response{S}', f'{C}message{S}'
 TAGS = (f'{O}think{S}', THINK_CLOSE, f'{O}tools{S}', f'{C}tools{S}', f'{O}call', f'{C}call{S}', f'{O}argument',
-        f'{C}argument{S}', S)
+        f'{C}argument{S}', S, R_OPEN, R_CLOSE, M_CLOSE)
 K3 = 'kimi_k3'
 NO_THINK = {'chat_template_kwargs': {'thinking': False}}
 CFG = {'type': 'function', 'function': {'name': 'configure', 'parameters': {'type': 'object', 'properties': {}}}}
@@ -108,6 +109,30 @@ CASES = [
     case('k3-truncated-before-sep', THINK_CLOSE + f'{O}tools{S}{O}call tool="get_time" index="1"<|se', None, None, []),
     case('k3-truncated-after-open', THINK_CLOSE + f'ok{O}tools{S}', 'ok', None, []),
 ]
+# The response channel and the message end (declared content_markers): dropped from text
+# outside tool blocks, in content and in reasoning; kept inside argument values.
+CASES += [
+    case('k3-response-channel', f'Plan.{THINK_CLOSE}{R_OPEN}Sure.{R_CLOSE}' + tools(call('get_time', 1)) + M_CLOSE,
+         'Sure.', 'Plan.', [('get_time', '{}')]),
+    case('k3-response-prefilled', f'Sure, at noon.{R_CLOSE}{M_CLOSE}', 'Sure, at noon.', None, [], **NO_THINK),
+    case('k3-markers-start-middle-end', f'{R_OPEN}a{R_CLOSE}b{M_CLOSE}c{M_CLOSE}', 'abc', None, [], **NO_THINK),
+    case('k3-markers-only', f'{THINK_CLOSE}{R_OPEN}{R_CLOSE}{M_CLOSE}', None, None, []),
+    case('k3-marker-in-reasoning', f'Pl{R_OPEN}an.{R_CLOSE}{THINK_CLOSE}{R_OPEN}x{R_CLOSE}', 'x', 'Plan.', []),
+    case('k3-markers-beside-tools', f'{THINK_CLOSE}{R_OPEN}Hi{R_CLOSE}' + tools(call('get_time', 1)) + M_CLOSE
+         + tools(call('search', 1, arg('query', 'q'))) + f'{R_OPEN}after{R_CLOSE}{M_CLOSE}',
+         'Hiafter', None, [('get_time', '{}'), ('search', '{"query": "q"}')]),
+    case('k3-marker-in-argument-kept', THINK_CLOSE + tools(call('search', 1, arg('query', f'a{R_CLOSE}b{M_CLOSE}'))),
+         None, None, [('search', '{"query": "a<|close|>response<|sep|>b<|close|>message<|sep|>"}')]),
+    case('k3-marker-like-text-kept', f'{R_OPEN}<|open|>respond <|close|>message{R_CLOSE}', '<|open|>respond <|close|>message',
+         None, [], **NO_THINK),
+    case('k3-cut-marker-at-end', f'{R_OPEN}Sure.<|close|>resp', 'Sure.<|close|>resp', None, [], **NO_THINK),
+    case('k3-markers-tool-choice-none', f'{R_OPEN}x{R_CLOSE}{M_CLOSE}', 'x', None, [], tool_choice='none', **NO_THINK),
+    # one owner alone: the reasoning parser without tools, the tool parser without reasoning
+    Case('k3-reasoning-only', f'Plan.{THINK_CLOSE}{R_OPEN}Sure.{R_CLOSE}{M_CLOSE}', 'Sure.', 'Plan.', [], None, K3),
+    Case('k3-reasoning-only-no-think', f'{R_OPEN}Sure.{R_CLOSE}{M_CLOSE}', 'Sure.', None, [], None, K3, NO_THINK),
+    Case('k3-tools-only', f'{R_OPEN}Sure.{R_CLOSE}' + tools(call('get_time', 1)) + M_CLOSE, 'Sure.', None,
+         [('get_time', '{}')], K3, None, TOOLS),
+]
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
 
@@ -167,8 +192,57 @@ def test_registry_and_switches(make_parser: Any) -> None:
         KimiK3ReasoningParser.validate_tokenizer(FakeTokenizer({O: 1}))
 
 
-@pytest.mark.xfail(strict=True, reason='the response / message channel markers reach content: the router has no '
-                                       'declared content-channel markers yet')
+@pytest.mark.parametrize('case', [c for c in CASES if 'marker' in c.id or 'response' in c.id or 'only' in c.id],
+                         ids=lambda c: c.id)
+def test_markers_every_two_way_split(case: Case, make_parser: Any) -> None:
+    check_every_two_way_split(case, make_parser)
+
+
 def test_response_channel_unwrapped(make_parser: Any) -> None:
     text = f'Plan.{THINK_CLOSE}{O}response{S}Sure.{C}response{S}' + tools(call('get_time', 1)) + f'{C}message{S}'
     check_complete(case('k3-response-channel', text, 'Sure.', 'Plan.', [('get_time', '{}')]), make_parser)
+
+
+def test_cut_marker_held_then_released_on_final(make_parser: Any) -> None:
+    parser = make_parser(K3, K3, **TOOLS, **NO_THINK)
+    out = [m.content for m, _ in parser.stream_chunk('Sure.<|close|>resp', [])]
+    assert out == ['Sure.']  # the marker prefix is held like a tag prefix
+    out = [m.content for m, _ in parser.stream_chunk('', [], final=True)]
+    assert out == ['<|close|>resp']  # final: held text is released, never dropped
+
+
+def test_declaration_is_generic(make_parser: Any) -> None:
+    """Any reasoning parser declaring content_markers gets them dropped (no dialect special case)."""
+    from lmparse import BaseResponseParser, ReasoningParser
+
+    class Marked(ReasoningParser):
+        content_markers = ('[[ans]]', '<end>')
+
+    cls = BaseResponseParser.with_parsers()
+    cls.reasoning_parser_cls = Marked
+    parser = cls({'messages': [], 'chat_template_kwargs': {'enable_thinking': True}})
+    content, calls, reasoning = parser.parse_complete('a[[ans]]b</think>[[ans]]c<end>d<en')
+    assert (content, calls, reasoning) == ('cd<en', None, 'ab')
+
+
+@pytest.mark.parametrize('markers', [('>', '<x>'), ('<x>', '>'), ('<x><y>', '<y>')])
+def test_overlapping_markers(make_parser: Any, markers: tuple[str, ...]) -> None:
+    """A marker that ends (or contains) another: the earliest start wins, the longer at a tie, for every chunking."""
+    from lmparse import BaseResponseParser, ReasoningParser
+
+    class Marked(ReasoningParser):
+        content_markers = markers
+
+    cls = BaseResponseParser.with_parsers()
+    cls.reasoning_parser_cls = Marked
+    text = 'a<x>b><x><y>c<y>d'
+    expected = ''.join(text.split('<x><y>')) if '<x><y>' in markers else text
+    for m in sorted(markers, key=len, reverse=True):
+        expected = expected.replace(m, '')
+    request = {'messages': [], 'chat_template_kwargs': {'enable_thinking': False}}
+    assert cls(request).parse_complete(text)[0] == expected
+    for size in range(1, len(text) + 1):
+        parser = cls(request)
+        out = [m.content or '' for i in range(0, len(text), size)
+               for m, _ in parser.stream_chunk(text[i:i + size], [], final=i + size >= len(text))]
+        assert ''.join(out) == expected, size

@@ -14,7 +14,11 @@ Kimi K3 (XTML): vLLM 0.33's ``vllm/tool_parsers/kimi_k3_tool_parser.py`` and
     <|close|>call<|sep|><|close|>tools<|sep|>
 
 on the attribute-named family (``DsmlToolParser``) with XTML delimiters;
-reasoning is the ``<|open|>think<|sep|>`` channel.
+reasoning is the ``<|open|>think<|sep|>`` channel. The answer is the ``response``
+channel, ``<|open|>response<|sep|>...<|close|>response<|sep|>`` (its opener often
+prefilled by the serving layer), and a message ends with ``<|close|>message<|sep|>``
+(the same sources' ``RESPONSE_OPEN`` / ``RESPONSE_CLOSE`` / ``MESSAGE_CLOSE``): both
+parsers declare these as ``content_markers``, which the router drops.
 """
 from __future__ import annotations
 
@@ -26,6 +30,9 @@ from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.sections import SectionToolParser
 
 __all__ = ['KimiK2ToolParser', 'KimiK3ReasoningParser', 'KimiK3ToolParser']
+
+# XTML channel syntax around the answer: never part of it.
+K3_CONTENT_MARKERS = ('<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>')
 
 
 @ToolParserManager.register_module(['kimi_k2', 'kimi-k2'])
@@ -70,6 +77,7 @@ class KimiK3ToolParser(DsmlToolParser):
     # The markers are special tokens: keep them, unspaced, in the decoded text.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     structural_tag_model = 'kimi_k3'
+    content_markers = K3_CONTENT_MARKERS
 
 
 @ReasoningParserManager.register_module(['kimi_k3', 'kimi-k3'])
@@ -82,6 +90,7 @@ class KimiK3ReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<|open|>think<|sep|>'
     reasoning_close_tag = '<|close|>think<|sep|>'
+    content_markers = K3_CONTENT_MARKERS
 
     def starts_in_reasoning_mode(self) -> bool:
         thinking = self.kwargs.get('thinking')
