@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,3 +210,49 @@ class FakeTokenizer:
 
     def get_vocab(self) -> dict[str, int]:
         return dict(self._vocab)
+
+
+def run_case(parser: Any, chunks: Sequence[Any], flush: bool = False) -> tuple[Any, Any, Any]:
+    """Stream ``chunks`` through ``parser``, check the messages, return (content, reasoning, calls)."""
+    flagged = stream_flagged(parser, chunks, flush=flush)
+    check_messages(flagged)
+    return reconstruct(parser, flagged).key()
+
+
+def case_checks(cases: Sequence[Any], tags: Sequence[str],
+                parser_of: Callable[[Any, Any], Any] | None = None) -> tuple[Callable[..., None], ...]:
+    """The four checks every dialect case runs, as test functions for a module to bind.
+
+    Each case has ``id``, ``text``, ``expected`` and ``parser(make_parser)``
+    (or ``parser_of(case, make_parser)``): ``parse_complete``; every chunking
+    (one chunk, every split inside every tag, fixed and random sizes); fixed
+    sizes then an empty final chunk; every two-way split. Bind them with
+    ``(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+    test_every_two_way_split) = case_checks(CASES, TAGS)``.
+    """
+    import pytest
+
+    make = parser_of or (lambda case, make_parser: case.parser(make_parser))
+    each_case = pytest.mark.parametrize('case', list(cases), ids=[c.id for c in cases])
+
+    @each_case
+    def test_parse_complete(case: Any, make_parser: Any) -> None:
+        assert complete(make(case, make_parser), case.text).key() == case.expected
+
+    @each_case
+    def test_stream_chunkings(case: Any, make_parser: Any) -> None:
+        for label, chunks in chunkings(case.text, tags):
+            assert run_case(make(case, make_parser), chunks) == case.expected, label
+
+    @each_case
+    def test_stream_then_empty_final_chunk(case: Any, make_parser: Any) -> None:
+        for size in (1, 5, len(case.text)):
+            assert run_case(make(case, make_parser), fixed_chunks(case.text, size), flush=True) == case.expected, size
+
+    @each_case
+    def test_every_two_way_split(case: Any, make_parser: Any) -> None:
+        text = case.text
+        for cut in range(1, len(text)):
+            assert run_case(make(case, make_parser), [text[:cut], text[cut:]]) == case.expected, cut
+
+    return test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split

@@ -33,11 +33,12 @@ from lmparse import (
     ToolParserManager,
 )
 from tests.streaming import (
-    check_messages,
+    case_checks,
     chunkings,
     complete,
     fixed_chunks,
     reconstruct,
+    run_case,
     split_at,
     stream_flagged,
     token_chunks,
@@ -172,35 +173,12 @@ CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
 
 
-def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> tuple[Any, Any, Any]:
-    parser = case.parser(make_parser)
-    flagged = stream_flagged(parser, chunks, flush=flush)
-    check_messages(flagged)
-    return reconstruct(parser, flagged).key()
+def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
+    return run_case(case.parser(make_parser), chunks, flush=flush)
 
 
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_parse_complete(case: Case, make_parser: Any) -> None:
-    assert complete(case.parser(make_parser), case.text).key() == case.expected
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_chunkings(case: Case, make_parser: Any) -> None:
-    for label, chunks in chunkings(case.text, TAGS):
-        assert _run(case, make_parser, chunks) == case.expected, label
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_then_empty_final_chunk(case: Case, make_parser: Any) -> None:
-    for size in (1, 5, len(case.text)):
-        assert _run(case, make_parser, fixed_chunks(case.text, size), flush=True) == case.expected
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_every_two_way_split(case: Case, make_parser: Any) -> None:
-    text = case.text
-    for cut in range(1, len(text)):
-        assert _run(case, make_parser, [text[:cut], text[cut:]]) == case.expected, cut
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS)
 
 
 @settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),

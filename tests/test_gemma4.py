@@ -29,12 +29,11 @@ from lmparse import BaseResponseParser, Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse import ReasoningParserManager, ToolParserManager
 from tests.streaming import (
     FakeTokenizer,
-    check_messages,
-    chunkings,
-    complete,
+    case_checks,
     fixed_chunks,
     make_request,
     reconstruct,
+    run_case,
     split_at,
     stream_flagged,
     tool_deltas,
@@ -181,34 +180,11 @@ assert len(set(CASE_IDS)) == len(CASE_IDS)
 
 
 def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
-    parser = case.parser(make_parser)
-    flagged = stream_flagged(parser, chunks, flush=flush)
-    check_messages(flagged)
-    return reconstruct(parser, flagged).key()
+    return run_case(case.parser(make_parser), chunks, flush=flush)
 
 
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_parse_complete(case: Case, make_parser: Any) -> None:
-    assert complete(case.parser(make_parser), case.text).key() == case.expected
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_chunkings(case: Case, make_parser: Any) -> None:
-    for label, chunks in chunkings(case.text, TAGS):
-        assert _run(case, make_parser, chunks) == case.expected, label
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_then_empty_final_chunk(case: Case, make_parser: Any) -> None:
-    for size in (1, 5, len(case.text)):
-        assert _run(case, make_parser, fixed_chunks(case.text, size), flush=True) == case.expected
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_every_two_way_split(case: Case, make_parser: Any) -> None:
-    text = case.text
-    for cut in range(1, len(text)):
-        assert _run(case, make_parser, [text[:cut], text[cut:]]) == case.expected, cut
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS)
 
 
 _MARKERS = re.compile('(' + '|'.join(re.escape(t) for t in (TC, TE, Q, CH, CE)) + ')')

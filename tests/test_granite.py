@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 
 from lmparse import (
     GraniteReasoningParser,
@@ -20,7 +19,7 @@ from lmparse import (
     ReasoningParserManager,
     ToolParserManager,
 )
-from tests.streaming import check_messages, chunkings, complete, fixed_chunks, reconstruct, stream_flagged, tool_deltas
+from tests.streaming import case_checks, fixed_chunks, run_case, stream_flagged, tool_deltas
 
 GT, GS = '<|tool_call|>', '<tool_call>'
 THOUGHT, RESPONSE = 'Here is my thought process:', 'Here is my response:'
@@ -119,34 +118,11 @@ def _parser(case: Case, make_parser: Any) -> Any:
 
 
 def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
-    parser = _parser(case, make_parser)
-    flagged = stream_flagged(parser, chunks, flush=flush)
-    check_messages(flagged)
-    return reconstruct(parser, flagged).key()
+    return run_case(_parser(case, make_parser), chunks, flush=flush)
 
 
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_parse_complete(case: Case, make_parser: Any) -> None:
-    assert complete(_parser(case, make_parser), case.text).key() == case.expected
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_chunkings(case: Case, make_parser: Any) -> None:
-    for label, chunks in chunkings(case.text, TAGS):
-        assert _run(case, make_parser, chunks) == case.expected, label
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_stream_then_empty_final_chunk(case: Case, make_parser: Any) -> None:
-    for size in (1, 5, len(case.text)):
-        assert _run(case, make_parser, fixed_chunks(case.text, size), flush=True) == case.expected, size
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_every_two_way_split(case: Case, make_parser: Any) -> None:
-    text = case.text
-    for cut in range(1, len(text)):
-        assert _run(case, make_parser, [text[:cut], text[cut:]]) == case.expected, cut
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS, parser_of=_parser)
 
 
 def test_arguments_stream_as_generated(make_parser: Any) -> None:
