@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,6 +90,17 @@ def check_identity_first(deltas: Sequence[Any]) -> None:
 
 
 # ---- additions for the dialect / router suites ---------------------------------
+
+
+def atomic_chunks(text: str, markers: Iterable[str], size: int) -> list[str]:
+    """Chunks as a tokenizer with special-token markers gives them: each marker whole, the text
+    around it in ``size``-character pieces."""
+    pattern = '(' + '|'.join(re.escape(m) for m in sorted(set(markers), key=len, reverse=True)) + ')'
+    units: list[str] = []
+    for i, piece in enumerate(re.split(pattern, text)):
+        units.extend([piece] if i % 2 else fixed_chunks(piece, size) if piece else [])
+    assert ''.join(units) == text
+    return units or ['']
 
 
 def split_at(text: str, cuts: Iterable[int]) -> list[str]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ from lmparse import BaseResponseParser, Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse import ReasoningParserManager, ToolParserManager
 from tests.streaming import (
     FakeTokenizer,
+    atomic_chunks,
     case_checks,
     fixed_chunks,
     make_request,
@@ -187,18 +187,11 @@ def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -
  test_every_two_way_split) = case_checks(CASES, TAGS)
 
 
-_MARKERS = re.compile('(' + '|'.join(re.escape(t) for t in (TC, TE, Q, CH, CE)) + ')')
-
-
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_marker_atomic_streams(case: Case, make_parser: Any) -> None:
     """Every marker is one special token: each marker one chunk, text around it in small pieces."""
     for size in (1, 3):
-        units: list[str] = []
-        for i, piece in enumerate(_MARKERS.split(case.text)):
-            units.extend([piece] if i % 2 else fixed_chunks(piece, size) if piece else [])
-        assert ''.join(units) == case.text
-        assert _run(case, make_parser, units or ['']) == case.expected
+        assert _run(case, make_parser, atomic_chunks(case.text, (TC, TE, Q, CH, CE), size)) == case.expected
 
 
 @settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),

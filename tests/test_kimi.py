@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 
 from lmparse import KimiK2ToolParser, ToolParserManager
 from tests.streaming import (
+    atomic_chunks,
     check_messages,
     chunkings,
     complete,
@@ -179,17 +179,10 @@ def test_every_two_way_split(case: Case, make_parser: Any) -> None:
         assert _run(case, make_parser, [text[:cut], text[cut:]]) == (case.expected, case.ids), cut
 
 
-_MARKERS = re.compile('(' + '|'.join(re.escape(t) for t in TAGS) + ')')
-
-
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_marker_atomic_streams(case: Case, make_parser: Any) -> None:
     """Kimi's markers are single special tokens: each marker one chunk, text around it in small pieces."""
-    units: list[str] = []
-    for i, piece in enumerate(_MARKERS.split(case.text)):
-        units.extend([piece] if i % 2 else fixed_chunks(piece, 3) if piece else [])
-    assert ''.join(units) == case.text
-    assert _run(case, make_parser, units or ['']) == (case.expected, case.ids)
+    assert _run(case, make_parser, atomic_chunks(case.text, TAGS, 3)) == (case.expected, case.ids)
 
 
 @settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '250')),

@@ -21,6 +21,7 @@ import pytest
 
 from lmparse import MistralReasoningParser, MistralToolParser, ReasoningParserManager, ToolParserManager
 from tests.streaming import (
+    atomic_chunks,
     check_messages,
     chunkings,
     complete,
@@ -186,17 +187,10 @@ def test_every_two_way_split(case: Case, make_parser: Any) -> None:
         _check(case, make_parser, [text[:cut], text[cut:]], cut)
 
 
-_MARKERS = re.compile('(' + '|'.join(re.escape(t) for t in TAGS) + ')')
-
-
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_marker_atomic_streams(case: Case, make_parser: Any) -> None:
     """The markers are special tokens: each marker one chunk, the text around it in small pieces."""
-    units: list[str] = []
-    for i, piece in enumerate(_MARKERS.split(case.text)):
-        units.extend([piece] if i % 2 else fixed_chunks(piece, 3) if piece else [])
-    assert ''.join(units) == case.text
-    _check(case, make_parser, units or [''])
+    _check(case, make_parser, atomic_chunks(case.text, TAGS, 3))
 
 
 def test_arguments_stream_as_generated(make_parser: Any) -> None:

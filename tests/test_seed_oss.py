@@ -15,7 +15,6 @@ literal expected result.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmparse import ReasoningParserManager, SeedOssReasoningParser, SeedOssToolParser, ToolParserManager
-from tests.streaming import case_checks, fixed_chunks, reconstruct, run_case, split_at, stream_flagged, tool_deltas
+from tests.streaming import (
+    atomic_chunks,
+    case_checks,
+    fixed_chunks,
+    reconstruct,
+    run_case,
+    split_at,
+    stream_flagged,
+    tool_deltas,
+)
 
 TO, TC = '<seed:tool_call>', '</seed:tool_call>'
 THO, THC = '<seed:think>', '</seed:think>'
@@ -117,18 +125,11 @@ def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -
  test_every_two_way_split) = case_checks(CASES, TAGS)
 
 
-_SPECIAL = re.compile('(' + '|'.join(re.escape(t) for t in SPECIAL) + ')')
-
-
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
     """The seed: tags are special tokens: each one chunk, the text around them in small pieces."""
     for size in (1, 3):
-        units: list[str] = []
-        for i, piece in enumerate(_SPECIAL.split(case.text)):
-            units.extend([piece] if i % 2 else fixed_chunks(piece, size) if piece else [])
-        assert ''.join(units) == case.text
-        assert _run(case, make_parser, units or ['']) == case.expected
+        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
 
 
 @settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
