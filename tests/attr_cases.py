@@ -10,15 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.streaming import (
-    check_messages,
-    chunkings,
-    complete,
-    fixed_chunks,
-    reconstruct,
-    stream_flagged,
-    tool_deltas,
-)
+from tests.streaming import chunkings, complete, fixed_chunks, run_case, stream_flagged, tool_deltas
 
 Calls = list[tuple[str, str]]
 
@@ -45,10 +37,7 @@ class Case:
 
 
 def stream_key(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> tuple[Any, Any, Any]:
-    parser = case.parser(make_parser)
-    flagged = stream_flagged(parser, chunks, flush=flush)
-    check_messages(flagged)
-    return reconstruct(parser, flagged).key()
+    return run_case(case.parser(make_parser), chunks, flush=flush)
 
 
 def check_complete(case: Case, make_parser: Any) -> None:
