@@ -8,6 +8,7 @@ from lmparse.registry import (
     ToolParserManager,
     validate_parser_names,
 )
+from lmparse.models import ModelParsers, UnknownModelError, parsers_for_model
 from lmparse.request import ChatCompletionRequest, dump_tools
 from lmparse.response import BaseResponseParser, ResponseParser
 from lmparse.harmony import HarmonyResponseParser, HarmonyToolParser
@@ -105,6 +106,7 @@ __all__ = [
     'MiniMaxM3ToolParser',
     'MistralReasoningParser',
     'MistralToolParser',
+    'ModelParsers',
     'NsElementToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
@@ -120,8 +122,10 @@ __all__ = [
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'UnknownModelError',
     'XmlToolParser',
     'dump_tools',
+    'parsers_for_model',
     'validate_parser_names',
     '__version__',
 ]

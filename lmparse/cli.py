@@ -1,4 +1,4 @@
-"""lmparse command line: demo, list, parse (replay one raw output) and serve (replay server)."""
+"""lmparse command line: demo, list, which (parsers for a model), parse (replay one raw output) and serve."""
 from __future__ import annotations
 
 import argparse
@@ -46,6 +46,23 @@ def _reasoning_text(parts: list[str]) -> str | None:
     # Whitespace-only reasoning (an empty <think> block) is no reasoning, as in the OpenAI / Anthropic output.
     text = ''.join(parts)
     return text if text and not text.isspace() else None
+
+
+def _resolve_model(args: argparse.Namespace) -> None:
+    """``--model ID`` without parser flags picks the model's parsers (``lmparse which``)."""
+    from lmparse.models import UnknownModelError, parsers_for_model
+
+    if args.model and args.response_parser is None and args.reasoning_parser is None and args.tool_parser is None:
+        try:
+            found = parsers_for_model(args.model)
+        except (UnknownModelError, ValueError) as err:
+            raise CliError(str(err)) from None
+        args.response_parser = found.response_parser
+        args.reasoning_parser, args.tool_parser = found.reasoning_parser, found.tool_parser
+        print(f'lmparse: {args.model}: {found.family} -> {" ".join(found.cli_args()) or "no parsers"}',
+              file=sys.stderr)
+    if args.response_parser is None:
+        args.response_parser = 'default'
 
 
 def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
@@ -203,8 +220,27 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_list(args: argparse.Namespace) -> int:
+def _registry_rows() -> list[dict[str, Any]]:
+    """One row per parser class: its name, its aliases, the model family module it is declared in."""
     import lmparse  # noqa: F401  (registers the built-in parsers)
+    from lmparse.registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
+
+    rows = []
+    for kind, registry in (('response', ResponseParserManager), ('reasoning', ReasoningParserManager),
+                           ('tool', ToolParserManager)):
+        by_cls: dict[Any, list[str]] = {}
+        for name in registry:  # registration order: a class's first name is lmparse's, the rest aliases
+            by_cls.setdefault(registry.get(name), []).append(name)
+        for cls, names in by_cls.items():
+            module = getattr(cls, '__module__', '') or ''
+            family = module.rsplit('.', 1)[-1] if module.startswith('lmparse.dialects.') else (
+                'generic' if module.startswith('lmparse.') else module)
+            rows.append({'kind': kind, 'name': names[0], 'aliases': names[1:], 'family': family,
+                         'class': f'{module}.{getattr(cls, "__qualname__", cls)}'})
+    return rows
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
     from lmparse.registry import (
         LEGACY_REASONING_PARSER_NAMES,
         ReasoningParserManager,
@@ -212,25 +248,55 @@ def _cmd_list(args: argparse.Namespace) -> int:
         ToolParserManager,
     )
 
+    rows = _registry_rows()
     if args.json:
         sys.stdout.write(json.dumps({
             'response': ResponseParserManager.names(),
             'reasoning': ReasoningParserManager.names(),
             'tool': ToolParserManager.names(),
+            'legacy_reasoning': list(LEGACY_REASONING_PARSER_NAMES),
+            'parsers': rows,
         }, indent=2) + '\n')
         return 0
+    families: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        families.setdefault(row['family'], []).append(row)
+    order = ['generic'] + sorted(f for f in families if f != 'generic')
+    width = max((len(r['kind']) for r in rows), default=0)
+    for family in (f for f in order if f in families):
+        sys.stdout.write(f'{family}:\n')
+        for row in families[family]:
+            aliases = f'  (aliases: {", ".join(row["aliases"])})' if row['aliases'] else ''
+            sys.stdout.write(f'  {row["kind"]:<{width}}  {row["name"]}{aliases}\n')
     legacy = ', '.join(LEGACY_REASONING_PARSER_NAMES)
-    for title, registry, note in (('response parsers (--response-parser)', ResponseParserManager, ''),
-                                  ('reasoning parsers (--reasoning-parser)', ReasoningParserManager,
-                                   f'  (legacy names {legacy} mean "default")\n'),
-                                  ('tool parsers (--tool-parser)', ToolParserManager, '')):
-        sys.stdout.write(f'{title}:\n')
-        names = registry.names()
-        width = max(map(len, names), default=0)
-        for name in names:
-            cls = registry.get(name)
-            sys.stdout.write(f'  {name:<{width}} {getattr(cls, "__name__", cls)}\n')
-        sys.stdout.write(note)
+    sys.stdout.write(f'\nlegacy reasoning names {legacy} mean "default". Flags: --response-parser, '
+                     '--reasoning-parser, --tool-parser; "lmparse which MODEL" picks them for a model.\n')
+    return 0
+
+
+def _cmd_which(args: argparse.Namespace) -> int:
+    from lmparse.models import UnknownModelError, parsers_for_model
+
+    try:
+        found = parsers_for_model(args.model)
+    except UnknownModelError as err:
+        if args.json:
+            sys.stdout.write(json.dumps({'model': args.model, 'known': False, 'reason': err.reason,
+                                         'candidates': err.candidates}, ensure_ascii=False) + '\n')
+        raise CliError(str(err)) from None
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    if args.json:
+        sys.stdout.write(json.dumps({**found.as_dict(), 'known': True, 'args': found.cli_args()},
+                                    ensure_ascii=False) + '\n')
+        return 0
+    sys.stdout.write(f'{found.model}: {found.family} (by {found.matched_by})\n')
+    sys.stdout.write(f'  response parser   {found.response_parser}\n')
+    sys.stdout.write(f'  reasoning parser  {found.reasoning_parser or "-"}\n')
+    sys.stdout.write(f'  tool parser       {found.tool_parser or "-"}\n')
+    if found.note:
+        sys.stdout.write(f'  note: {found.note}\n')
+    sys.stdout.write(f'  lmparse parse OUTPUT {" ".join(found.cli_args())}\n'.replace('  \n', '\n'))
     return 0
 
 
@@ -289,6 +355,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             raise CliError(f'{args.tools}: expected a JSON list of tools')
         request['tools'] = tools
     model = args.model or (request.get('model') if isinstance(request.get('model'), str) else None) or 'replay'
+    _resolve_model(args)
     tokenizer = _tokenizer(args)
     parser = _new_parser(_parser_class(args, tokenizer), request)
     chunks = _chunks(text, args, tokenizer)
@@ -357,7 +424,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from lmparse.server import ReplayConfig, ReplayError, load_outputs, serve
 
-    if args.outputs is None and args.reasoning_parser is None and args.tool_parser is None:
+    from_model = bool(args.model) and args.response_parser is None
+    _resolve_model(args)
+    if args.outputs is None and not from_model and args.reasoning_parser is None and args.tool_parser is None:
         # The bundled set is Qwen3 output: parse it as such unless told otherwise.
         args.reasoning_parser, args.tool_parser = 'default', 'qwen3'
     try:
@@ -413,8 +482,8 @@ def _delay(value: str) -> float:
 
 
 def _add_parser_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--response-parser', default='default', metavar='NAME',
-                   help='response parser (default: %(default)s; see "lmparse list")')
+    p.add_argument('--response-parser', default=None, metavar='NAME',
+                   help='response parser (default: default; see "lmparse list")')
     p.add_argument('--reasoning-parser', default=None, metavar='NAME', help='reasoning parser, e.g. default')
     p.add_argument('--tool-parser', default=None, metavar='NAME', help='tool parser, e.g. qwen3')
     p.add_argument('--thinking', choices=('auto', 'on'), default='auto',
@@ -451,16 +520,25 @@ def build_parser() -> argparse.ArgumentParser:
                       help='JSON lines: every delta (OpenAI delta shape), then {"message": aggregated message}')
     demo.set_defaults(func=_cmd_demo)
 
-    lst = sub.add_parser('list', help='list the registered parsers')
-    lst.add_argument('--json', action='store_true', help='print the names as JSON')
+    lst = sub.add_parser('list', help='list the registered parsers by model family, aliases marked')
+    lst.add_argument('--json', action='store_true',
+                     help='JSON: the names per kind, and one entry per parser with its aliases and family')
     lst.set_defaults(func=_cmd_list)
+
+    which = sub.add_parser('which', help='which parsers a model needs (Hugging Face id or local model folder)')
+    which.add_argument('model', metavar='MODEL', help='e.g. Qwen/Qwen3-8B, or a folder with tokenizer_config.json')
+    which.add_argument('--json', action='store_true', help='print the answer as one JSON object')
+    which.set_defaults(func=_cmd_which)
 
     parse = sub.add_parser('parse', help='replay a raw model output through the parsers and adapters')
     parse.add_argument('file', help="raw output text file, or '-' for stdin")
     _add_parser_options(parse)
     parse.add_argument('--request', metavar='FILE', help='JSON request (OpenAI shape) the output answers')
     parse.add_argument('--tools', metavar='FILE', help="JSON list of OpenAI tools (replaces the request's tools)")
-    parse.add_argument('--model', help='model name in OpenAI/Anthropic output (default: the request\'s, or "replay")')
+    parse.add_argument('--model', metavar='ID',
+                       help='a Hugging Face model id or local model folder: picks its parsers when no parser flag '
+                            'is given (see "lmparse which"), and names the model in OpenAI/Anthropic output '
+                            '(default: the request\'s, or "replay")')
     parse.add_argument('--finish-reason', default='stop', choices=FINISH_REASONS,
                        help='engine finish reason (default: %(default)s; length: a truncated output)')
     parse.add_argument('--format', '-f', choices=FORMATS, default='message',
@@ -477,6 +555,9 @@ def build_parser() -> argparse.ArgumentParser:
                             '[, "finish_reason"]} or {"name", "turns": [{"output"[, "match"]}, ...]} lines '
                             '(default: the bundled Qwen3 replay set)')
     _add_parser_options(serve)
+    serve.add_argument('--model', metavar='ID',
+                       help='a Hugging Face model id or local model folder whose parsers to use when no parser flag '
+                            'is given (see "lmparse which")')
     serve.add_argument('--host', default='127.0.0.1', help='bind address (default: %(default)s)')
     serve.add_argument('--port', type=_port, default=8000, help='port (default: %(default)s; 0 picks a free one)')
     serve.add_argument('--chunk-delay', type=_delay, default=0.0, metavar='SECONDS',

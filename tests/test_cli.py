@@ -148,7 +148,7 @@ def test_list(capsys: Any) -> None:
     names = json.loads(out)
     assert code == 0 and 'default' in names['response'] and 'qwen3' in names['tool'] and 'default' in names['reasoning']
     code, out, _ = run(capsys, 'list')
-    assert code == 0 and 'tool parsers (--tool-parser):' in out and 'Qwen3ToolParser' in out
+    assert code == 0 and '\nqwen:\n' in out and '--tool-parser' in out
 
 
 def _parse(capsys: Any, fmt: str, *extra: str) -> str:
