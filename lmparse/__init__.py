@@ -24,6 +24,12 @@ from lmparse.tools import (
     XmlToolParser,
 )
 # Importing the dialects registers every built-in parser name.
+from lmparse.dialects.cohere import (
+    CohereCommand3ReasoningParser,
+    CohereCommand3ToolParser,
+    CohereCommand4ReasoningParser,
+    CohereCommand4ToolParser,
+)
 from lmparse.dialects.deepseek import (
     DeepSeekV31ReasoningParser,
     DeepSeekV31ToolParser,
@@ -35,11 +41,20 @@ from lmparse.dialects.deepseek import (
     DeepSeekV4ReasoningParser,
     DeepSeekV4ToolParser,
 )
+from lmparse.dialects.ernie import Ernie45ReasoningParser, Ernie45ToolParser
 from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
 from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
 from lmparse.dialects.hermes import HermesToolParser
+from lmparse.dialects.hunyuan import (
+    HYV3ReasoningParser,
+    HYV3ToolParser,
+    HYV4ReasoningParser,
+    HYV4ToolParser,
+    HunyuanA13BReasoningParser,
+    HunyuanA13BToolParser,
+)
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
 from lmparse.dialects.llama import (
@@ -48,6 +63,8 @@ from lmparse.dialects.llama import (
     Llama4JsonToolParser,
     PythonicCallsToolParser,
 )
+from lmparse.dialects.longcat import LongcatReasoningParser, LongcatToolParser
+from lmparse.dialects.mimo import MiMoReasoningParser, MiMoToolParser
 from lmparse.dialects.minimax import (
     MiniMaxM2ReasoningParser,
     MiniMaxM2ToolParser,
@@ -64,6 +81,10 @@ __all__ = [
     'BaseResponseParser',
     'BraceCallToolParser',
     'ChatCompletionRequest',
+    'CohereCommand3ReasoningParser',
+    'CohereCommand3ToolParser',
+    'CohereCommand4ReasoningParser',
+    'CohereCommand4ToolParser',
     'DeepSeekV31ReasoningParser',
     'DeepSeekV31ToolParser',
     'DeepSeekV32ReasoningParser',
@@ -77,6 +98,8 @@ __all__ = [
     'DeltaMessage',
     'DeltaToolCall',
     'DsmlToolParser',
+    'Ernie45ReasoningParser',
+    'Ernie45ToolParser',
     'FunctionCall',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
@@ -84,9 +107,15 @@ __all__ = [
     'GptOssResponseParser',
     'GraniteReasoningParser',
     'GraniteToolParser',
+    'HYV3ReasoningParser',
+    'HYV3ToolParser',
+    'HYV4ReasoningParser',
+    'HYV4ToolParser',
     'HarmonyResponseParser',
     'HarmonyToolParser',
     'HermesToolParser',
+    'HunyuanA13BReasoningParser',
+    'HunyuanA13BToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JsonHeaderToolParser',
@@ -99,6 +128,10 @@ __all__ = [
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
     'Llama4JsonToolParser',
+    'LongcatReasoningParser',
+    'LongcatToolParser',
+    'MiMoReasoningParser',
+    'MiMoToolParser',
     'MiniMaxM2ReasoningParser',
     'MiniMaxM2ToolParser',
     'MiniMaxM3ReasoningParser',

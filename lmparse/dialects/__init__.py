@@ -5,20 +5,25 @@ name and its aliases (``import lmparse`` does it). Which family a dialect
 sits on, and what it declares, is in each module; README "Writing a dialect".
 """
 from lmparse.dialects import (
+    cohere,
     deepseek,
+    ernie,
     gemma,
     glm,
     gpt_oss,
     granite,
     hermes,
+    hunyuan,
     internlm,
     kimi,
     llama,
+    longcat,
+    mimo,
     minimax,
     mistral,
     qwen,
     seed_oss,
 )
 
-__all__ = ['deepseek', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'internlm', 'kimi', 'llama', 'minimax',
-           'mistral', 'qwen', 'seed_oss']
+__all__ = ['cohere', 'deepseek', 'ernie', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'hunyuan', 'internlm', 'kimi',
+           'llama', 'longcat', 'mimo', 'minimax', 'mistral', 'qwen', 'seed_oss']
