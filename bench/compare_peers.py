@@ -150,6 +150,17 @@ PEERS: tuple[PeerRow, ...] = (
     PeerRow('minimax_m3', ('minimax_m3', 'minimax-m3'), 'minimax_m3', 'minimax_m3', 'minimax-m3', 'minimax-m3'),
     PeerRow('kimi_k3', ('kimi_k3',), 'kimi_k3', 'kimi_k3', 'kimi_k3', 'kimi_k3'),
     PeerRow('seed_oss', ('seed_oss',), 'seed_oss', 'seed_oss', None, None, note='SGLang has no Seed-OSS detector'),
+    PeerRow('cohere', ('cohere_command4', 'cohere_command3'), 'cohere_command4', 'cohere_command4', 'cohere_command4',
+            'cohere_command4', note="vLLM's Cohere parser needs the cohere_melody package"),
+    PeerRow('ernie', ('ernie45',), 'ernie45', 'ernie45', None, None,
+            specials=THINK + ('<tool_call>', '</tool_call>', '<response>', '</response>'),
+            note='SGLang has no ERNIE detector'),
+    PeerRow('longcat', ('longcat',), 'longcat', None, None, None, note='neither engine has a LongCat reasoning parser'),
+    PeerRow('mimo', ('mimo',), 'mimo', 'mimo', 'mimo', 'mimo', specials=THINK + ('<tool_call>', '</tool_call>')),
+    PeerRow('hunyuan_a13b', ('hunyuan_a13b',), 'hunyuan_a13b', 'hunyuan_a13b', None, None,
+            note="SGLang's hunyuan is the HY v3 format; vLLM's A13B reasoning keys on A13B's own token ids"),
+    PeerRow('hy_v3', ('hy_v3', 'hunyuan'), 'hy_v3', 'hy_v3', 'hunyuan', 'hunyuan',
+            note="vLLM reads the token suffix from the tokenizer config's token_suffix (absent in the stand-in)"),
 )
 
 
@@ -281,7 +292,8 @@ def harmony_tokenizer() -> HarmonyTokenizer:
 # (opening, closing) reasoning markers of the dialects: a text that holds the closing one without starting with
 # the opening one had the opening one put in the prompt by the chat template (thinking enabled).
 REASONING_MARKERS = (('<think>', '</think>'), ('<mm:think>', '</mm:think>'), ('<seed:think>', '</seed:think>'),
-                     ('<|open|>think', '<|close|>think'))
+                     ('<|open|>think', '<|close|>think'), ('<think:opensource>', '</think:opensource>'),
+                     ('<longcat_think>', '</longcat_think>'), ('<|START_THINKING|>', '<|END_THINKING|>'))
 
 
 def thinking_kwargs(f: BenchFixture) -> dict[str, Any] | None:
