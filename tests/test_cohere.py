@@ -82,6 +82,10 @@ CASES = [
          request={'chat_template_kwargs': {'reasoning': False}}),
     Case('c4-enable-thinking-off', SX + 'x' + EX, 'x', None, [],
          request={'chat_template_kwargs': {'enable_thinking': False}}),
+    Case('c4-reasoning-type-disabled', SX + 'No thinking.' + EX, 'No thinking.', None, [],
+         request={'chat_template_kwargs': {'reasoning_type': 'disabled'}}),
+    Case('c4-v2-thinking-disabled', action(act(0, 'search', '{"query": "q"}')), None, None,
+         [('search', '{"query": "q"}')], request={'chat_template_kwargs': {'thinking': {'type': 'disabled'}}}),
     Case('c4-response-markers', 'r' + ET + SR + 'grounded' + ER, 'grounded', 'r', []),
     Case('c4-truncated-in-thinking', 'still thinking', None, 'still thinking', []),
     Case('c4-truncated-in-action', 'p' + ET + SA + '[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Pa',
@@ -97,6 +101,8 @@ CASES = [
     Case('c3-answer', SR + 'Plain answer.' + ER, 'Plain answer.', None, [], version=3),
     Case('c3-plan-then-answer', ST + 'think' + ET + SR + 'answer' + ER, 'answer', 'think', [], version=3),
     Case('c3-unmarked-text', 'Just text.', 'Just text.', None, [], version=3),
+    # melody's cmd3 filter knows only the RESPONSE pair: Command 4's TEXT markers stay text
+    Case('c3-text-markers-are-text', ST + 'p' + ET + SX + 'a' + EX, SX + 'a' + EX, 'p', [], version=3),
 ]
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
@@ -119,6 +125,23 @@ def _parser(case: Case, make_parser: Any) -> Any:
 def test_special_tokens_whole(case: Case, size: int, make_parser: Any) -> None:
     """A token stream: each special marker arrives as one chunk, text in small pieces."""
     assert run_case(_parser(case, make_parser), atomic_chunks(case.text, TAGS, size)) == case.expected
+
+
+# Cohere's own parser (cohere_melody, what vLLM runs) on the cases it reads the same way; the
+# others differ on purpose (module docstring): generated call ids, cmd4's implicit reasoning end; melody
+# also reports empty ``parameters`` ({}) as '' arguments.
+MELODY_SAME = ('c4-answer', 'c4-one-call', 'c4-two-calls-and-unknown', 'c4-echoed-open',
+               'c4-response-markers', 'c4-truncated-in-thinking', 'c3-plan-then-call', 'c3-answer',
+               'c3-plan-then-answer', 'c3-unmarked-text', 'c3-text-markers-are-text')
+
+
+@pytest.mark.parametrize('case', [c for c in CASES if c.id in MELODY_SAME], ids=lambda c: c.id)
+def test_same_as_cohere_melody(case: Case) -> None:
+    melody = pytest.importorskip('cohere_melody')
+    got = getattr(melody.PyFilter, f'cmd{case.version}')().process_full_text(case.text)
+    offered = {'get_weather', 'get_time', 'search'}
+    calls = [(c.name, c.arguments) for c in got.tool_calls if c.name in offered]
+    assert (got.content or None, got.reasoning or None, calls) == case.expected
 
 
 def test_arguments_stream_as_generated(make_parser: Any) -> None:

@@ -41,6 +41,8 @@ and SGLang.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
@@ -116,7 +118,7 @@ class HYV3ToolParser(XmlToolParser):
     tool_open_tag = '<tool_calls:opensource>'
     tool_close_tag = '</tool_calls:opensource>'
     function_open = '<tool_call:opensource>'
-    function_name_end = '<tool_sep:opensource>'
+    function_name_end: ClassVar[str | None] = '<tool_sep:opensource>'  # HY v4: None
     arg_open = '<arg_key:opensource>'
     arg_name_end = '</arg_key:opensource>'
     value_open = '<arg_value:opensource>'
