@@ -5,8 +5,10 @@ Syntax: vLLM's ``ernie45`` parsers (``vllm/tool_parsers/ernie45_tool_parser.py``
 ``reasoning\\n</think>\\n\\n<response>\\nanswer\\n</response>\\n`` or
 ``reasoning\\n</think>\\nanswer``, tool calls as
 ``<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>`` (the Hermes /
-Qwen JSON envelope). The template opens ``<think>`` in the prompt, so output
-starts inside reasoning (a ``<think>`` the model writes itself is dropped).
+Qwen JSON envelope). The template opens ``<think>`` in the prompt and the
+Thinking model has no off switch (FastDeploy's ERNIE docs), so output starts
+inside reasoning (a ``<think>`` the model writes itself is dropped);
+``enable_thinking=False`` still starts it as content.
 
 ``<response>`` / ``</response>`` wrap the answer and are never part of it:
 they are content markers, dropped wherever they occur outside tool blocks.

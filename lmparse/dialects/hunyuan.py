@@ -11,7 +11,9 @@ Syntax:
   markers; the model opens ``<think>`` itself, so output starts as content.
   The newlines the template writes inside the tags stay text (reasoning or
   content): vLLM matches them as part of its token sequences, lmparse drops
-  only the tags, so no chunking can change which text is kept.
+  only the tags, so no chunking can change which text is kept. vLLM also
+  deletes a ``助手：`` ("Assistant:") the template may leave in a tool-less
+  answer; lmparse keeps the model's text.
 - HY v3 (tencent/Hy3; vLLM's ``hy_v3``, SGLang's ``hunyuan``:
   ``sglang/srt/function_call/hunyuan_detector.py``, whose docstring names the
   HYV3 format): ``<tool_calls>\\n<tool_call>NAME<tool_sep>\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>\\n</tool_calls>``,

@@ -9,7 +9,9 @@ enclosed between parameter tags is preserved exactly as-is, including newlines
 and spaces": lmparse keeps every character of a value.
 
 Values are typed by the request's JSON schema as the XML family does (as
-SGLang's detector); vLLM's converter keeps every value a JSON string.
+SGLang's detector); vLLM's converter keeps every value a JSON string. SGLang
+also HTML-unescapes values (``&amp;`` becomes ``&``); lmparse keeps them as
+written, as vLLM and the template's "as-is" do.
 
 Reasoning: ``<think>`` ... ``</think>``. MiMo-V2-Flash's template thinks only
 when ``enable_thinking`` is True (its default is off), as SGLang's ``mimo``
