@@ -109,6 +109,13 @@ CASES = [
     Case('hy4-call', 'think' + c('think') + hy_block(hy_call('get_weather', ('city', 'Rome'), sep=False),
                                                      hy_call('get_time', sep=False)),
          None, 'think', [('get_weather', '{"city": "Rome"}'), ('get_time', '{}')], 'hy_v4'),
+    Case('hy4-answer-then-unknown', 'r' + c('think') + 'Sure.' + hy_block(hy_call('rm', ('p', '/'), sep=False)),
+         'Sure.', 'r', [], 'hy_v4'),
+    Case('hy4-typed-and-string', 'r' + c('think') + hy_block(hy_call('search', ('query', '42'), ('limit', '42'),
+                                                                      sep=False)),
+         None, 'r', [('search', '{"query": "42", "limit": 42}')], 'hy_v4'),
+    Case('hy4-truncated', 'r' + c('think') + t('tool_calls') + t('tool_call') + 'get_weather' + t('arg_key') + 'ci',
+         None, 'r', [('get_weather', '{}')], 'hy_v4'),
     Case('hy4-no-think', 'x' + hy_block(hy_call('search', ('limit', '2'), sep=False)), 'x', None,
          [('search', '{"limit": 2}')], 'hy_v4', NO_THINK),
 ]
