@@ -22,7 +22,7 @@ from lmparse import (
     ReasoningParserManager,
     ToolParserManager,
 )
-from lmparse.dialects.hunyuan import hy_markers
+from lmparse.dialects.hunyuan import hy_markers, hy_think_markers
 from tests.conftest import build_parser
 from tests.streaming import atomic_chunks, case_checks, complete, run_case
 
@@ -139,15 +139,20 @@ def test_hy_markers_match_the_declarations() -> None:
 
 
 def test_hy_markers_for_another_suffix() -> None:
+    for key, value in hy_think_markers().items():
+        assert getattr(HYV3ReasoningParser, key) == value
     Bare = type('BareHyV3', (HYV3ToolParser,), hy_markers(''))
+    BareThink = type('BareHyV3Think', (HYV3ReasoningParser,), hy_think_markers(''))
     ToolParserManager.register_module('test-hy-v3-bare', module=Bare)
+    ReasoningParserManager.register_module('test-hy-v3-bare', module=BareThink)
     try:
-        text = '<tool_calls>\n<tool_call>search<tool_sep>\n<arg_key>query</arg_key>\n<arg_value>x</arg_value>\n' \
-               '</tool_call>\n</tool_calls>'
-        got = complete(build_parser(None, 'test-hy-v3-bare'), text).key()
+        text = 'plan</think>ok<tool_calls>\n<tool_call>search<tool_sep>\n<arg_key>query</arg_key>\n' \
+               '<arg_value>x</arg_value>\n</tool_call>\n</tool_calls>'
+        got = complete(build_parser('test-hy-v3-bare', 'test-hy-v3-bare'), text).key()
     finally:
         del ToolParserManager.module_dict['test-hy-v3-bare']
-    assert got == (None, None, [('search', '{"query": "x"}')])
+        del ReasoningParserManager.module_dict['test-hy-v3-bare']
+    assert got == ('ok', 'plan', [('search', '{"query": "x"}')])
 
 
 def test_registration(make_parser: Any) -> None:

@@ -42,8 +42,8 @@ from lmparse.tools.json_parser import JsonToolParser
 __all__ = ['COMMAND3_CONTENT_MARKERS', 'COMMAND4_CONTENT_MARKERS', 'CohereCommand3ReasoningParser', 'CohereCommand3ToolParser',
            'CohereCommand4ReasoningParser', 'CohereCommand4ToolParser']
 
-COMMAND3_CONTENT_MARKERS = ('<|START_RESPONSE|>', '<|END_RESPONSE|>')
-COMMAND4_CONTENT_MARKERS = COMMAND3_CONTENT_MARKERS + ('<|START_TEXT|>', '<|END_TEXT|>')
+COMMAND3_CONTENT_MARKERS: tuple[str, ...] = ('<|START_RESPONSE|>', '<|END_RESPONSE|>')
+COMMAND4_CONTENT_MARKERS: tuple[str, ...] = COMMAND3_CONTENT_MARKERS + ('<|START_TEXT|>', '<|END_TEXT|>')
 
 
 @ToolParserManager.register_module(['cohere_command3'])

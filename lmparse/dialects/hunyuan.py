@@ -28,9 +28,9 @@ tokenizer config; both engines read it from the vocabulary): the released
 checkpoints write ``<think:opensource>``, ``<tool_calls:opensource>``,
 ``<tool_call:opensource>``, ``<tool_sep:opensource>``,
 ``<arg_key:opensource>``, ``<arg_value:opensource>`` and their closers. The
-registered dialects use the ``:opensource`` suffix; :func:`hy_markers` builds
-the markers for another suffix (``''`` for the unsuffixed preview
-tokenizers), for a subclass to declare. Values are typed by the request's
+registered dialects use the ``:opensource`` suffix; :func:`hy_markers` and
+:func:`hy_think_markers` build the markers for another suffix (``''`` for
+the unsuffixed preview tokenizers), for a subclass to declare. Values are typed by the request's
 JSON schema (the XML family), as both engines do.
 
 Reasoning switch (HY v3 / v4): the template reads ``reasoning_effort`` from
@@ -51,7 +51,7 @@ from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = ['HY_TOKEN_SUFFIX', 'HunyuanA13BReasoningParser', 'HunyuanA13BToolParser', 'HYV3ReasoningParser',
-           'HYV3ToolParser', 'HYV4ReasoningParser', 'HYV4ToolParser', 'hy_markers']
+           'HYV3ToolParser', 'HYV4ReasoningParser', 'HYV4ToolParser', 'hy_markers', 'hy_think_markers']
 
 # The suffix of the released HY checkpoints' structural tokens.
 HY_TOKEN_SUFFIX = ':opensource'
@@ -84,8 +84,9 @@ def hy_markers(suffix: str = HY_TOKEN_SUFFIX, *, tool_sep: bool = True) -> dict[
     }
 
 
-def _think(suffix: str) -> tuple[str, str]:
-    return f'<think{suffix}>', f'</think{suffix}>'
+def hy_think_markers(suffix: str = HY_TOKEN_SUFFIX) -> dict[str, object]:
+    """The HY reasoning-dialect tags for one token suffix, for a subclass of :class:`HYV3ReasoningParser`."""
+    return {'reasoning_open_tag': f'<think{suffix}>', 'reasoning_close_tag': f'</think{suffix}>'}
 
 
 # ---- Hunyuan-A13B ----
@@ -152,7 +153,8 @@ class _HYReasoning(ReasoningParser):
 class HYV3ReasoningParser(_HYReasoning):
     """``<think:opensource>`` ... ``</think:opensource>``, prefilled unless ``reasoning_effort`` is ``no_think``."""
 
-    reasoning_open_tag, reasoning_close_tag = _think(HY_TOKEN_SUFFIX)
+    reasoning_open_tag = '<think:opensource>'
+    reasoning_close_tag = '</think:opensource>'
 
 
 @ReasoningParserManager.register_module(['hy_v4'])
