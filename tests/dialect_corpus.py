@@ -138,13 +138,33 @@ def reasoning_configs() -> list[tuple[str | None, bool | None]]:
     return out
 
 
-def configs() -> list[Config]:
-    """Every tool dialect x reasoning configuration, reasoning alone, and each response parser."""
+def _paired_reasoning(tool_cls: Any, reasoning: list[tuple[str | None, bool | None]],
+                      index: int) -> list[tuple[str | None, bool | None]]:
+    """The reasoning configurations a tool dialect runs with in the default lane.
+
+    No reasoning, ``default``, every reasoning parser of the tool's own model
+    family (module), and one foreign family's parser picked by rotation, so
+    the lane grows linearly with the dialects while every cross-family pair
+    still runs in ``full`` mode (LMPARSE_SLOW, the fuzzer).
+    """
+    module = tool_cls.__module__
+    default = ReasoningParserManager.get('default')
+    names = {r for r, _ in reasoning if r is not None}
+    foreign = sorted(n for n in names if ReasoningParserManager.get(n).__module__ != module
+                     and ReasoningParserManager.get(n) is not default)
+    keep = {None, 'default'} | {n for n in names if ReasoningParserManager.get(n).__module__ == module}
+    if foreign:
+        keep.add(foreign[index % len(foreign)])
+    return [(r, t) for r, t in reasoning if r in keep or (r is not None and ReasoningParserManager.get(r) is default)]
+
+
+def configs(full: bool = True) -> list[Config]:
+    """Tool dialect x reasoning configurations (all pairs when ``full``), reasoning alone, each response parser."""
     out: list[Config] = []
     reasoning = reasoning_configs()
-    for tool_name, tool_cls in _unique(ToolParserManager):
+    for index, (tool_name, tool_cls) in enumerate(_unique(ToolParserManager)):
         label = _alias_label(ToolParserManager, tool_cls)
-        for r, thinking in reasoning:
+        for r, thinking in (reasoning if full else _paired_reasoning(tool_cls, reasoning, index)):
             out.append(Config(f'{label}|{r}|think={thinking}', 'router', tool_name, r, thinking))
     for r, thinking in reasoning:
         if r is not None:
