@@ -24,6 +24,7 @@ from lmparse.tools import (
     XmlToolParser,
 )
 # Importing the dialects registers every built-in parser name.
+from lmparse.dialects.apertus import ApertusReasoningParser, ApertusToolParser
 from lmparse.dialects.cohere import (
     CohereCommand3ReasoningParser,
     CohereCommand3ToolParser,
@@ -41,11 +42,13 @@ from lmparse.dialects.deepseek import (
     DeepSeekV4ReasoningParser,
     DeepSeekV4ToolParser,
 )
+from lmparse.dialects.dots import DotsToolParser
 from lmparse.dialects.ernie import Ernie45ReasoningParser, Ernie45ToolParser
 from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
+from lmparse.dialects.gigachat import GigaChat3ToolParser, GigaChat35ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
-from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
+from lmparse.dialects.granite import Granite20bFcToolParser, GraniteReasoningParser, GraniteToolParser
 from lmparse.dialects.hermes import HermesToolParser
 from lmparse.dialects.hunyuan import (
     HYV3ReasoningParser,
@@ -56,6 +59,7 @@ from lmparse.dialects.hunyuan import (
     HunyuanA13BToolParser,
 )
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
+from lmparse.dialects.jamba import JambaToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
@@ -72,12 +76,16 @@ from lmparse.dialects.minimax import (
     MiniMaxM3ToolParser,
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
+from lmparse.dialects.xlam import XlamToolParser
 
 __version__ = '0.1.0'
 
 __all__ = [
+    'ApertusReasoningParser',
+    'ApertusToolParser',
     'BaseResponseParser',
     'BraceCallToolParser',
     'ChatCompletionRequest',
@@ -97,14 +105,18 @@ __all__ = [
     'DeltaFunctionCall',
     'DeltaMessage',
     'DeltaToolCall',
+    'DotsToolParser',
     'DsmlToolParser',
     'Ernie45ReasoningParser',
     'Ernie45ToolParser',
     'FunctionCall',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
+    'GigaChat35ToolParser',
+    'GigaChat3ToolParser',
     'Glm47ToolParser',
     'GptOssResponseParser',
+    'Granite20bFcToolParser',
     'GraniteReasoningParser',
     'GraniteToolParser',
     'HYV3ReasoningParser',
@@ -118,6 +130,7 @@ __all__ = [
     'HunyuanA13BToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
+    'JambaToolParser',
     'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
@@ -139,6 +152,7 @@ __all__ = [
     'MistralReasoningParser',
     'MistralToolParser',
     'NsElementToolParser',
+    'Phi4MiniJsonToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
     'Qwen3CoderToolParser',
@@ -153,6 +167,7 @@ __all__ = [
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'XlamToolParser',
     'XmlToolParser',
     'dump_tools',
     'validate_parser_names',
