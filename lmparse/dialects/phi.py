@@ -9,9 +9,11 @@ single JSON list formatted as functools[{"name": [function name],
 after ``functools``; ``"parameters"`` is read as well as ``"arguments"``).
 
 ``functools`` is ordinary text (no special token), so the open tag is
-``functools[`` with its bracket, as vLLM's ``functools\[`` pattern reads it:
-``import functools`` in prose stays content, and the tag opens the list
-itself. The list's ``]`` ends the block, text after it is content. vLLM parses only the
+``functools[`` with its bracket, the bracket right after the word as vLLM's
+pattern reads it: ``import functools`` in prose stays content, and the tag
+opens the list itself. The list's ``]`` ends the block, text after it is
+content. Calls naming tools that were not offered are dropped (as for every
+dialect), so are calls when no tools are offered. vLLM parses only the
 complete response (its streaming path emits nothing); lmparse streams the
 arguments.
 """
