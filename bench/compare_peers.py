@@ -161,6 +161,19 @@ PEERS: tuple[PeerRow, ...] = (
             note="SGLang's hunyuan is the HY v3 format; vLLM's A13B reasoning keys on A13B's own token ids"),
     PeerRow('hy_v3', ('hy_v3', 'hunyuan'), 'hy_v3', 'hy_v3', 'hunyuan', 'hunyuan',
             note="vLLM reads the token suffix from the tokenizer config's token_suffix (absent in the stand-in)"),
+    PeerRow('granite-20b-fc', ('granite-20b-fc',), 'granite-20b-fc', None, None, None, specials=(),
+            note='SGLang has no Granite detector'),
+    PeerRow('phi4_mini_json', ('phi4_mini_json',), 'phi4_mini_json', None, None, None, specials=(),
+            note='SGLang has no Phi-4-mini detector; vLLM streams no tool deltas for it'),
+    PeerRow('xlam', ('xlam',), 'xlam', None, None, None, specials=(), note='SGLang has no xLAM detector'),
+    PeerRow('jamba', ('jamba',), 'jamba', None, None, None, note='SGLang has no Jamba detector'),
+    PeerRow('apertus', ('apertus',), 'apertus', None, 'apertus2509', 'apertus2509',
+            note='vLLM has no Apertus reasoning parser'),
+    PeerRow('gigachat3', ('gigachat3',), 'gigachat3', None, 'gigachat3', None),
+    PeerRow('gigachat35', ('gigachat35',), None, None, 'gigachat35', 'gigachat35',
+            note='vLLM has no GigaChat 3.5 (GCML) parser'),
+    PeerRow('dots', ('dots',), 'dots', 'deepseek_r1', 'dots', 'dots',
+            note="vLLM has no dots reasoning parser: its deepseek_r1 reads the same <think> block"),
 )
 
 
