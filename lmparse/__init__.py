@@ -42,7 +42,7 @@ from lmparse.dialects.deepseek import (
     DeepSeekV4ToolParser,
 )
 from lmparse.dialects.ernie import Ernie45ReasoningParser, Ernie45ToolParser
-from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
+from lmparse.dialects.gemma import FunctionGemmaToolParser, Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
 from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
@@ -55,8 +55,10 @@ from lmparse.dialects.hunyuan import (
     HunyuanA13BReasoningParser,
     HunyuanA13BToolParser,
 )
+from lmparse.dialects.holo import Holo2ReasoningParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
-from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
+from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser, KimiThinkReasoningParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
     Llama3LenientJsonToolParser,
@@ -72,8 +74,11 @@ from lmparse.dialects.minimax import (
     MiniMaxM3ToolParser,
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
+from lmparse.dialects.spark import Spark25ToolParser
+from lmparse.dialects.trinity import TrinityToolParser
 
 __version__ = '0.1.0'
 
@@ -101,6 +106,7 @@ __all__ = [
     'Ernie45ReasoningParser',
     'Ernie45ToolParser',
     'FunctionCall',
+    'FunctionGemmaToolParser',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
     'Glm47ToolParser',
@@ -114,8 +120,11 @@ __all__ = [
     'HarmonyResponseParser',
     'HarmonyToolParser',
     'HermesToolParser',
+    'Holo2ReasoningParser',
     'HunyuanA13BReasoningParser',
     'HunyuanA13BToolParser',
+    'IQuestQ1ReasoningParser',
+    'IQuestQ1ToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JsonHeaderToolParser',
@@ -124,6 +133,7 @@ __all__ = [
     'KimiK2ToolParser',
     'KimiK3ReasoningParser',
     'KimiK3ToolParser',
+    'KimiThinkReasoningParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
@@ -138,6 +148,7 @@ __all__ = [
     'MiniMaxM3ToolParser',
     'MistralReasoningParser',
     'MistralToolParser',
+    'NanbeigeToolParser',
     'NsElementToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
@@ -150,9 +161,11 @@ __all__ = [
     'SectionToolParser',
     'SeedOssReasoningParser',
     'SeedOssToolParser',
+    'Spark25ToolParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'TrinityToolParser',
     'XmlToolParser',
     'dump_tools',
     'validate_parser_names',

@@ -13,17 +13,24 @@ from lmparse.dialects import (
     gpt_oss,
     granite,
     hermes,
+    holo,
     hunyuan,
     internlm,
+    iquest,
     kimi,
     llama,
     longcat,
     mimo,
     minimax,
     mistral,
+    nanbeige,
+    nemotron,
     qwen,
     seed_oss,
+    spark,
+    trinity,
 )
 
-__all__ = ['cohere', 'deepseek', 'ernie', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'hunyuan', 'internlm', 'kimi',
-           'llama', 'longcat', 'mimo', 'minimax', 'mistral', 'qwen', 'seed_oss']
+__all__ = ['cohere', 'deepseek', 'ernie', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'holo', 'hunyuan',
+           'internlm', 'iquest', 'kimi', 'llama', 'longcat', 'mimo', 'minimax', 'mistral', 'nanbeige', 'nemotron',
+           'qwen', 'seed_oss', 'spark', 'trinity']
