@@ -58,6 +58,7 @@ from lmparse.dialects.hunyuan import (
 from lmparse.dialects.holo import Holo2ReasoningParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
 from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
+from lmparse.dialects.k2 import K2HorizonReasoningParser, K2HorizonToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser, KimiThinkReasoningParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
@@ -75,6 +76,7 @@ from lmparse.dialects.minimax import (
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
 from lmparse.dialects.nanbeige import NanbeigeToolParser
+from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 from lmparse.dialects.spark import Spark25ToolParser
@@ -130,6 +132,8 @@ __all__ = [
     'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'K2HorizonReasoningParser',
+    'K2HorizonToolParser',
     'KimiK2ToolParser',
     'KimiK3ReasoningParser',
     'KimiK3ToolParser',
@@ -149,6 +153,7 @@ __all__ = [
     'MistralReasoningParser',
     'MistralToolParser',
     'NanbeigeToolParser',
+    'Nemotron3ReasoningParser',
     'NsElementToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',

@@ -24,18 +24,18 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'apertus', 'beam', 'dots', 'gigachat3', 'granite-20b-fc', 'hf', 'inkling', 'jamba', 'k2_horizon', 'lfm2',
-        'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'phi4_mini_json', 'plamo3',
-        'poolside_v1', 'step3', 'step3p5', 'step5', 'xlam'},
+        'apertus', 'beam', 'dots', 'gigachat3', 'granite-20b-fc', 'hf', 'inkling', 'jamba', 'lfm2', 'ling3',
+        'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'phi4_mini_json', 'plamo3', 'poolside_v1',
+        'step3', 'step3p5', 'step5', 'xlam'},
     'vllm_reasoning': {
-        'beam', 'hf', 'inkling', 'k2_horizon', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
-        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'hf', 'inkling', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
+        'poolside_v1', 'step3', 'step3p5', 'step5'},
     'sglang_tool': {
-        'apertus2509', 'beam', 'dots', 'gigachat3', 'gigachat35', 'inkling', 'k2_horizon', 'lfm2', 'ling3',
-        'minicpm5', 'muse', 'poolside_v1', 'response_template', 'step3', 'step3p5'},
+        'apertus2509', 'beam', 'dots', 'gigachat3', 'gigachat35', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse',
+        'poolside_v1', 'response_template', 'step3', 'step3p5'},
     'sglang_reasoning': {
-        'apertus2509', 'beam', 'dots', 'gigachat35', 'inkling', 'k2_horizon', 'ling3', 'muse', 'poolside_v1',
-        'response_template', 'step3', 'step3p5'},
+        'apertus2509', 'beam', 'dots', 'gigachat35', 'inkling', 'ling3', 'muse', 'poolside_v1', 'response_template',
+        'step3', 'step3p5'},
 }
 
 

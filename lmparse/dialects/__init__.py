@@ -17,6 +17,7 @@ from lmparse.dialects import (
     hunyuan,
     internlm,
     iquest,
+    k2,
     kimi,
     llama,
     longcat,
@@ -32,5 +33,5 @@ from lmparse.dialects import (
 )
 
 __all__ = ['cohere', 'deepseek', 'ernie', 'gemma', 'glm', 'gpt_oss', 'granite', 'hermes', 'holo', 'hunyuan',
-           'internlm', 'iquest', 'kimi', 'llama', 'longcat', 'mimo', 'minimax', 'mistral', 'nanbeige', 'nemotron',
-           'qwen', 'seed_oss', 'spark', 'trinity']
+           'internlm', 'iquest', 'k2', 'kimi', 'llama', 'longcat', 'mimo', 'minimax', 'mistral', 'nanbeige',
+           'nemotron', 'qwen', 'seed_oss', 'spark', 'trinity']

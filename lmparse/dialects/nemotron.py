@@ -17,6 +17,9 @@ from __future__ import annotations
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager
 
-__all__: list[str] = []
+__all__ = ['Nemotron3ReasoningParser']
 
-ReasoningParserManager.register_module(['nemotron_v3', 'nemotron_3'], module=ReasoningParser)
+
+@ReasoningParserManager.register_module(['nemotron_v3', 'nemotron_3'])
+class Nemotron3ReasoningParser(ReasoningParser):
+    """``<think>`` ... ``</think>``, in reasoning from the start unless ``enable_thinking`` is False."""
