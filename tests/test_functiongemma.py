@@ -81,3 +81,9 @@ def test_identity_first_and_strings_streamed(make_parser: Any) -> None:
     fragments = [d.function.arguments for d in deltas[1:] if d.function.arguments]
     assert len(fragments) > 5  # the string arrives piece by piece
     assert ''.join(fragments) == '{"query": "a long query value"}'
+
+
+def test_required_tool_choice_is_refused(make_parser: Any) -> None:
+    import pytest
+    with pytest.raises(ValueError, match='does not support'):
+        make_parser(None, 'functiongemma', tool_choice='required')
