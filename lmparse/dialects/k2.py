@@ -98,7 +98,8 @@ class K2HorizonReasoningParser(ReasoningParser):
         if chosen is None:
             raise ValueError(f'Unsupported reasoning_effort {effort!r} for k2_horizon; '
                              f'supported: {", ".join(_BY_EFFORT)}.')
-        return super().__new__(chosen if issubclass(chosen, cls) else cls)
+        # A user subclass keeps its own declarations.
+        return object.__new__(chosen if issubclass(chosen, cls) else cls)
 
 
 class K2HorizonMediumReasoningParser(K2HorizonReasoningParser):
