@@ -1,9 +1,8 @@
 """NVIDIA Nemotron 3 reasoning (vLLM's ``nemotron_v3``, SGLang's ``nemotron_3``).
 
-Nemotron 3's chat template ends the generation prompt in ``<think>\\n`` when
-thinking is on (the default) and writes ``<think></think>`` when
-``enable_thinking=False``; tool calls are the Qwen3-Coder XML grammar. Literal
-results over every chunking (``tests/catalogue.py``).
+As both engines read it: ``<think>`` reasoning, on unless ``enable_thinking``
+is False (the open tag in the prompt), tool calls in the Qwen3-Coder XML
+grammar. Literal results over every chunking (``tests/catalogue.py``).
 """
 from __future__ import annotations
 
