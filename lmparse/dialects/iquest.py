@@ -4,8 +4,10 @@ Syntax: SGLang 0.5.23's ``iquest_q1`` parsers (vLLM 0.33 has none):
 ``function_call/iquest_q1_detector.py`` is the GLM-4.7 grammar inside its own
 tags, ``<iquest_tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>...</iquest_tool_call>``,
 one call per block; ``IQuestQ1ReasoningDetector`` is ``<think>`` ... ``</think>``,
-in reasoning from the start (the template puts the open tag in the prompt)
-unless the request sets ``thinking`` / ``enable_thinking`` and neither is True.
+in reasoning from the start (the detector's ``thinks_internally``: the open
+tag is in the prompt) unless the request sets ``thinking`` /
+``enable_thinking`` and neither is True. The chat template itself could not
+be read here; the engine's parsers are the source.
 Values are typed by the tool's JSON schema, as for GLM. SGLang builds no
 structural tag for this format, and neither does lmparse
 (``tool_choice="required"`` is refused).
