@@ -44,7 +44,7 @@ from lmparse.dialects.deepseek import (
 )
 from lmparse.dialects.dots import DotsToolParser
 from lmparse.dialects.ernie import Ernie45ReasoningParser, Ernie45ToolParser
-from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
+from lmparse.dialects.gemma import FunctionGemmaToolParser, Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse.dialects.gigachat import GigaChat3ToolParser, GigaChat35ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
@@ -58,9 +58,12 @@ from lmparse.dialects.hunyuan import (
     HunyuanA13BReasoningParser,
     HunyuanA13BToolParser,
 )
+from lmparse.dialects.holo import Holo2ReasoningParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
+from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
 from lmparse.dialects.jamba import JambaToolParser
-from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.k2 import K2HorizonReasoningParser, K2HorizonToolParser
+from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser, KimiThinkReasoningParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
     Llama3LenientJsonToolParser,
@@ -76,9 +79,13 @@ from lmparse.dialects.minimax import (
     MiniMaxM3ToolParser,
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.nanbeige import NanbeigeToolParser
+from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
+from lmparse.dialects.spark import Spark25ToolParser
+from lmparse.dialects.trinity import TrinityToolParser
 from lmparse.dialects.xlam import XlamToolParser
 
 __version__ = '0.1.0'
@@ -110,6 +117,7 @@ __all__ = [
     'Ernie45ReasoningParser',
     'Ernie45ToolParser',
     'FunctionCall',
+    'FunctionGemmaToolParser',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
     'GigaChat35ToolParser',
@@ -126,17 +134,23 @@ __all__ = [
     'HarmonyResponseParser',
     'HarmonyToolParser',
     'HermesToolParser',
+    'Holo2ReasoningParser',
     'HunyuanA13BReasoningParser',
     'HunyuanA13BToolParser',
+    'IQuestQ1ReasoningParser',
+    'IQuestQ1ToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JambaToolParser',
     'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'K2HorizonReasoningParser',
+    'K2HorizonToolParser',
     'KimiK2ToolParser',
     'KimiK3ReasoningParser',
     'KimiK3ToolParser',
+    'KimiThinkReasoningParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
@@ -151,6 +165,8 @@ __all__ = [
     'MiniMaxM3ToolParser',
     'MistralReasoningParser',
     'MistralToolParser',
+    'NanbeigeToolParser',
+    'Nemotron3ReasoningParser',
     'NsElementToolParser',
     'Phi4MiniJsonToolParser',
     'PythonicCallsToolParser',
@@ -164,9 +180,11 @@ __all__ = [
     'SectionToolParser',
     'SeedOssReasoningParser',
     'SeedOssToolParser',
+    'Spark25ToolParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'TrinityToolParser',
     'XlamToolParser',
     'XmlToolParser',
     'dump_tools',

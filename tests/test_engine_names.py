@@ -24,17 +24,16 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'beam', 'functiongemma', 'hf', 'inkling', 'k2_horizon', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer',
-        'musespark1x', 'olmo3', 'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'hf', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
+        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
     'vllm_reasoning': {
-        'beam', 'hf', 'holo2', 'inkling', 'k2_horizon', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x',
-        'nemotron_v3', 'olmo3', 'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'hf', 'inkling', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
+        'poolside_v1', 'step3', 'step3p5', 'step5'},
     'sglang_tool': {
-        'beam', 'inkling', 'iquest_q1', 'k2_horizon', 'lfm2', 'ling3', 'minicpm5', 'muse', 'nanbeige',
-        'poolside_v1', 'response_template', 'spark25', 'step3', 'step3p5', 'trinity'},
+        'beam', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'poolside_v1', 'response_template', 'step3',
+        'step3p5'},
     'sglang_reasoning': {
-        'beam', 'inkling', 'iquest_q1', 'k2_horizon', 'kimi', 'ling3', 'muse', 'nanbeige', 'nemotron_3',
-        'poolside_v1', 'response_template', 'step3', 'step3p5'},
+        'beam', 'inkling', 'ling3', 'muse', 'poolside_v1', 'response_template', 'step3', 'step3p5'},
 }
 
 
