@@ -32,7 +32,8 @@ from typing import Any, ClassVar, Literal
 
 import lmparse
 from lmparse import request as _req
-from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
+from lmparse.compat import lmdeploy_modules as _names
+from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, UnknownParserError
 from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
@@ -85,8 +86,8 @@ LMDEPLOY_MODULES: tuple[str, ...] = (
     _ROOT + '._openai_harmony',
 )
 
-JsonParsePhase = Literal['payload_start', 'key', 'colon', 'value', 'after_value', 'done', 'failed']
-XmlParsePhase = Literal['function', 'arg_start', 'arg_name', 'arg_value', 'done']
+JsonParsePhase = _names.JsonParsePhase
+XmlParsePhase = _names.XmlParsePhase
 
 
 # ---------------------------------------------------------------------------
@@ -122,7 +123,8 @@ def validate_parser_names(
     """LMDeploy's name check against the swapped registries.
 
     Legacy reasoning names map to ``'default'``; an unknown name raises
-    :class:`lmparse.registry.UnknownParserError` (a ``ValueError``, as in LMDeploy).
+    :class:`lmparse.registry.UnknownParserError` (a ``ValueError``, as in LMDeploy)
+    with LMDeploy's message text.
     """
     if reasoning_parser_name in LEGACY_REASONING_PARSER_NAMES:
         if warn_legacy:
@@ -130,10 +132,13 @@ def validate_parser_names(
                 'The reasoning parser %s is deprecated, please use the default reasoning parser instead.',
                 reasoning_parser_name)
         reasoning_parser_name = 'default'
-    if reasoning_parser_name is not None and reasoning_parser_name not in ReasoningParserManager:
-        raise ReasoningParserManager.unknown_error(reasoning_parser_name)
-    if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
-        raise ToolParserManager.unknown_error(tool_parser_name)
+    for kind, name, manager in (('reasoning', reasoning_parser_name, ReasoningParserManager),
+                                ('tool', tool_parser_name, ToolParserManager)):
+        if name is not None and name not in manager:
+            # LMDeploy's message, word for word (the name unquoted, then the dict_keys).
+            raise UnknownParserError(f'The {kind} parser {name} is not in the parser list: '
+                                     f'{manager.module_dict.keys()}',
+                                     name=name, registry=manager.name, known=manager.names())
     return reasoning_parser_name, tool_parser_name
 
 
@@ -311,6 +316,18 @@ class _WrappedParser(ResponseParser):
 _INNER_LOCK = threading.Lock()
 
 
+def _validate_tokenizer(rcls: Any, tokenizer: Any) -> None:
+    """lmparse's tag check, raising with LMDeploy's message text."""
+    try:
+        rcls.validate_tokenizer(tokenizer)
+    except RuntimeError as err:
+        vocab = tokenizer.get_vocab()
+        missing = [tag for tag in (rcls.reasoning_open_token or rcls.get_reasoning_open_tag(),
+                                   rcls.get_reasoning_close_tag()) if tag not in vocab]
+        raise RuntimeError(f'{rcls.__name__} reasoning parser could not get reasoning tokens '
+                           f'from the tokenizer: {missing!r}') from err
+
+
 class LmdeployBaseResponseParser(_WrappedParser):
     """LMDeploy's ``BaseResponseParser`` backed by :class:`lmparse.BaseResponseParser`.
 
@@ -368,7 +385,7 @@ class LmdeployBaseResponseParser(_WrappedParser):
         if reasoning_parser_name is not None:
             cls.reasoning_parser_cls = ReasoningParserManager.get(reasoning_parser_name)
             if tokenizer is not None:
-                cls.reasoning_parser_cls.validate_tokenizer(tokenizer)
+                _validate_tokenizer(cls.reasoning_parser_cls, tokenizer)
         if tool_parser_name is not None:
             cls.tool_parser_cls = ToolParserManager.get(tool_parser_name)
 
@@ -435,94 +452,6 @@ def _populate_registries() -> None:
     ResponseParserManager.module_dict.setdefault('gpt-oss', LmdeployGptOssResponseParser)
 
 
-def _module_namespaces(p: _Protocol) -> dict[str, dict[str, Any]]:
-    """Public names of each swapped module (LMDeploy 0.18's, minus typing helpers)."""
-    from lmparse.tools.dsml import DSML_TOKEN
-
-    log = logging.getLogger('lmdeploy')
-    reasoning_base = {'ReasoningParser': lmparse.ReasoningParser, 'ReasoningParserManager': ReasoningParserManager}
-    tool_base = {'ToolParser': lmparse.ToolParser, 'ToolParserManager': ToolParserManager}
-    tool_classes = {
-        'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
-        'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser,
-        'Glm47ToolParser': lmparse.Glm47ToolParser,
-        'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser,
-        'Internlm2ToolParser': LmdeployInternlm2ToolParser,
-        'JsonToolParser': lmparse.JsonToolParser,
-        'KimiK2ToolParser': lmparse.KimiK2ToolParser,
-        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser,
-        'Qwen3ToolParser': lmparse.Qwen3ToolParser,
-        'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
-        'XmlToolParser': lmparse.XmlToolParser,
-    }
-    return {
-        _ROOT: {'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
-                'ResponseParserManager': ResponseParserManager, 'validate_parser_names': validate_parser_names},
-        _ROOT + '.response_parser': {
-            'BaseResponseParser': LmdeployBaseResponseParser, 'DeltaMessage': p.DeltaMessage,
-            'Registry': LmdeployRegistry, 'ResponseParser': ResponseParser,
-            'ResponseParserManager': ResponseParserManager, 'logger': log,
-            'normalize_chat_request': _req.normalize_chat_request, 'validate_parser_names': validate_parser_names},
-        _REASONING: {**reasoning_base, 'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES,
-                     'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser,
-                     'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser,
-                     'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
-        _REASONING + '.reasoning_parser': {**reasoning_base, 'Registry': LmdeployRegistry,
-                                           'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES},
-        _REASONING + '.deepseek_v3_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser},
-        _REASONING + '.deepseek_v32_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser},
-        _REASONING + '.deepseek_v4_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
-        _TOOL: {**tool_base, **tool_classes},
-        _TOOL + '.tool_parser': {**tool_base, 'Registry': LmdeployRegistry, 'DeltaToolCall': p.DeltaToolCall,
-                                 'FunctionCall': p.FunctionCall, 'ToolCall': p.ToolCall,
-                                 'dump_tools': _req.dump_tools},
-        _TOOL + '.json_tool_parser': {'ToolParser': lmparse.ToolParser, 'JsonToolParser': lmparse.JsonToolParser,
-                                      'JsonValueScanner': lmparse.JsonValueScanner, 'DeltaToolCall': p.DeltaToolCall,
-                                      'JsonParsePhase': JsonParsePhase},
-        _TOOL + '.json_value_scanner': {'JsonValueScanner': lmparse.JsonValueScanner},
-        _TOOL + '.xml_tool_parser': {'ToolParser': lmparse.ToolParser, 'XmlToolParser': lmparse.XmlToolParser,
-                                     'DeltaToolCall': p.DeltaToolCall, 'XmlParsePhase': XmlParsePhase},
-        _TOOL + '.qwen3_tool_parser': {'ToolParserManager': ToolParserManager,
-                                       'JsonToolParser': lmparse.JsonToolParser,
-                                       'Qwen3ToolParser': lmparse.Qwen3ToolParser},
-        _TOOL + '.internlm2_tool_parser': {'ToolParserManager': ToolParserManager,
-                                           'JsonToolParser': lmparse.JsonToolParser,
-                                           'Internlm2ToolParser': LmdeployInternlm2ToolParser},
-        _TOOL + '.llama3_tool_parser': {'ToolParserManager': ToolParserManager,
-                                        'JsonToolParser': lmparse.JsonToolParser,
-                                        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser},
-        _TOOL + '.qwen3coder_tool_parser': {'ToolParserManager': ToolParserManager,
-                                            'XmlToolParser': lmparse.XmlToolParser,
-                                            'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser},
-        _TOOL + '.interns2preview_tool_parser': {'ToolParserManager': ToolParserManager,
-                                                 'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
-                                                 'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser},
-        _TOOL + '.glm47_tool_parser': {'ToolParserManager': ToolParserManager,
-                                       'XmlToolParser': lmparse.XmlToolParser,
-                                       'Glm47ToolParser': lmparse.Glm47ToolParser},
-        _TOOL + '.kimi_k2_tool_parser': {**tool_base, 'DeltaToolCall': p.DeltaToolCall,
-                                         'JsonValueScanner': lmparse.JsonValueScanner,
-                                         'KimiK2ToolParser': lmparse.KimiK2ToolParser},
-        _TOOL + '.deepseek_v32_tool_parser': {**tool_base, 'DSML_TOKEN': DSML_TOKEN,
-                                              'DeltaToolCall': p.DeltaToolCall,
-                                              'JsonValueScanner': lmparse.JsonValueScanner,
-                                              'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser},
-        _TOOL + '.deepseek_v4_tool_parser': {'ToolParserManager': ToolParserManager,
-                                             'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
-                                             'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser},
-        _ROOT + '.gpt_oss_response_parser': {'GptOssResponseParser': LmdeployGptOssResponseParser, 'logger': log},
-        _ROOT + '._openai_harmony': {
-            'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
-            'ResponseParserManager': ResponseParserManager, 'normalize_chat_request': _req.normalize_chat_request,
-            'DeltaMessage': p.DeltaMessage, 'DeltaToolCall': p.DeltaToolCall,
-            'DeltaFunctionCall': p.DeltaFunctionCall, 'ToolCall': p.ToolCall, 'FunctionCall': p.FunctionCall,
-            'logger': log},
-    }
-
-
 # The registries work without install() too (the classes can be used directly).
 _populate_registries()
 
@@ -547,12 +476,17 @@ def installed() -> bool:
 
 
 def _build_modules(p: _Protocol) -> dict[str, types.ModuleType]:
-    spaces = _module_namespaces(p)
+    spaces = _names.namespaces(p, {
+        'BaseResponseParser': LmdeployBaseResponseParser, 'GptOssResponseParser': LmdeployGptOssResponseParser,
+        'Internlm2ToolParser': LmdeployInternlm2ToolParser, 'Registry': LmdeployRegistry,
+        'ResponseParserManager': ResponseParserManager, 'ReasoningParserManager': ReasoningParserManager,
+        'ToolParserManager': ToolParserManager, 'validate_parser_names': validate_parser_names})
     modules: dict[str, types.ModuleType] = {}
     for name in LMDEPLOY_MODULES:
         mod = types.ModuleType(name, f'lmparse-backed replacement for LMDeploy 0.18\'s {name}.')
         mod.__dict__.update(spaces[name])
-        mod.__dict__['__all__'] = sorted(k for k in spaces[name] if k not in ('logger', 'Registry'))
+        if name in _names.LMDEPLOY_ALL:  # LMDeploy's other modules have no __all__
+            mod.__dict__['__all__'] = list(_names.LMDEPLOY_ALL[name])
         mod.__dict__['__lmparse_swapped__'] = True
         if name in (_ROOT, _TOOL, _REASONING):
             mod.__path__ = []  # a package, but with no importable files: unknown submodules fail cleanly
