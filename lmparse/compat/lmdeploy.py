@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Literal
 import lmparse
 from lmparse import request as _req
 from lmparse.compat import lmdeploy_modules as _names
+from lmparse.compat.lmdeploy_types import SwappedStream
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, UnknownParserError
 from lmparse.structural_tags import internlm2_required_response_format
 
@@ -143,48 +144,15 @@ def validate_parser_names(
 
 
 # ---------------------------------------------------------------------------
-# lmparse -> LMDeploy pydantic conversion (runs per delta: keep it cheap)
+# lmparse -> LMDeploy pydantic conversion (compiled: lmparse.compat.lmdeploy_types)
 # ---------------------------------------------------------------------------
 
-def _fast_constructor(cls: Any, **probe: Any) -> Callable[..., Any]:
-    """A ``model_construct`` equivalent for one pydantic model, several times faster.
-
-    ``model_construct`` re-walks every field per call (about 11 µs in pydantic
-    2.14, slower than validating); this sets the instance state it would set.
-    The result is checked once against ``model_construct`` (dump, fields set,
-    equality); if this pydantic lays instances out differently, the public
-    ``model_construct`` is used instead.
-    """
-    # Required fields have no default: the converters always pass them.
-    defaults = {name: f.get_default(call_default_factory=False) for name, f in cls.model_fields.items()
-                if not f.is_required()}
-    names = tuple(cls.model_fields)
-    new = object.__new__
-    setattr_ = object.__setattr__
-
-    def construct(**values: Any) -> Any:
-        obj = new(cls)
-        # Field order: the serializer writes keys in __dict__ order.
-        state = {n: values[n] if n in values else defaults[n] for n in names}
-        setattr_(obj, '__dict__', state)
-        setattr_(obj, '__pydantic_fields_set__', set(values))
-        setattr_(obj, '__pydantic_extra__', None)
-        setattr_(obj, '__pydantic_private__', None)
-        return obj
-
-    try:
-        a, b = construct(**probe), cls.model_construct(**probe)
-        same = (a == b and a.model_dump() == b.model_dump() and a.model_fields_set == b.model_fields_set
-                and a.model_dump_json() == b.model_dump_json())
-    except Exception:  # noqa: BLE001 - any surprise means: use the public API
-        same = False
-    return construct if same else cls.model_construct
-
-
 class _Protocol:
-    """LMDeploy's pydantic types and fast constructors for them."""
+    """LMDeploy's pydantic types and the compiled converter to them."""
 
     def __init__(self, module: Any) -> None:
+        from lmparse.compat.lmdeploy_types import Converter
+
         self.module = module
         self.DeltaMessage: Any = module.DeltaMessage
         self.DeltaToolCall: Any = module.DeltaToolCall
@@ -192,54 +160,12 @@ class _Protocol:
         self.ToolCall: Any = module.ToolCall
         self.FunctionCall: Any = module.FunctionCall
         self.ChatCompletionRequest: Any = module.ChatCompletionRequest
-        # No validation: the values are lmparse's typed fields.
-        self._function = _fast_constructor(self.FunctionCall, name='f', arguments='{}')
-        self._call = _fast_constructor(self.ToolCall, id='c', type='function',
-                                       function=self._function(name='f', arguments='{}'))
-        self._function_delta = _fast_constructor(self.DeltaFunctionCall, name='f')
-        self._tool_delta = _fast_constructor(self.DeltaToolCall, id='c', type='function', index=0,
-                                             function=self._function_delta(arguments='{'))
-        self._message = _fast_constructor(self.DeltaMessage, role='assistant',
-                                          tool_calls=[self._tool_delta(index=0, id=None, type=None, function=None)])
-
-    def tool_delta(self, d: Any) -> Any:
-        f = d.function
-        if f is not None:
-            name, arguments = f.name, f.arguments
-            # Only the fields LMDeploy passes are "set" (mirrors its constructors).
-            if name is None:
-                f = self._function_delta(arguments=arguments) if arguments is not None else self._function_delta()
-            elif arguments is None:
-                f = self._function_delta(name=name)
-            else:
-                f = self._function_delta(name=name, arguments=arguments)
-        return self._tool_delta(id=d.id, type=d.type, index=d.index, function=f)
-
-    def message(self, m: Any) -> Any:
-        calls = m.tool_calls
-        if calls is not None:
-            convert = self.tool_delta
-            return self._message(role=m.role, tool_calls=[convert(d) for d in calls])
-        reasoning = m.reasoning_content
-        if reasoning is not None:
-            if m.content is None:
-                return self._message(role=m.role, reasoning_content=reasoning)
-            return self._message(role=m.role, content=m.content, reasoning_content=reasoning)
-        return self._message(role=m.role, content=m.content)
-
-    def pairs(self, out: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
-        convert = self.message
-        return [(convert(m), emitted) for m, emitted in out]
-
-    def tool_call(self, c: Any) -> Any:
-        f = c.function
-        return self._call(id=c.id, type=c.type, function=self._function(name=f.name, arguments=f.arguments))
-
-    def complete(self, result: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        content, calls, reasoning = result
-        if calls is not None:
-            calls = [self.tool_call(c) for c in calls]
-        return content, calls, reasoning
+        # Instance state as model_construct sets it, checked against it once here.
+        self.converter = Converter(module)
+        self.pairs: Callable[[list[tuple[Any, bool]]], list[tuple[Any, bool]]] = self.converter.pairs
+        self.complete: Callable[[tuple[Any, Any, Any]], tuple[Any, Any, Any]] = self.converter.complete
+        self.message: Callable[[Any], Any] = self.converter.message
+        self.tool_call: Callable[[Any], Any] = self.converter.tool_call
 
 
 _PROTOCOL: _Protocol | None = None
@@ -268,8 +194,11 @@ LmdeployInternlm2ToolParser = lmparse.Internlm2ToolParser
 ResponseParser = lmparse.ResponseParser
 
 
-class _WrappedParser(ResponseParser):
-    """Forwards to one lmparse parser and converts its output to LMDeploy's types."""
+class _WrappedParser(SwappedStream, ResponseParser):
+    """Forwards to one lmparse parser and converts its output to LMDeploy's types.
+
+    ``stream_chunk`` / ``parse_complete`` are compiled (``SwappedStream``).
+    """
 
     _inner: Any
     _types: _Protocol
@@ -301,16 +230,11 @@ class _WrappedParser(ResponseParser):
     def reasoning_tokens(self, value: int | None) -> None:
         self._inner.reasoning_tokens = value
 
-    def stream_chunk(self, delta_text: str | None, delta_token_ids: Sequence[int] | None = None,
-                     final: bool = False, **kwargs: Any) -> list[tuple[Any, bool]]:
-        out = self._inner.stream_chunk(delta_text, delta_token_ids, final, **kwargs)
-        if not out:
-            return out  # type: ignore[no-any-return]
-        return self._types.pairs(out)
-
-    def parse_complete(self, text: str, token_ids: Sequence[int] | None = None,
-                       **kwargs: Any) -> tuple[Any, Any, Any]:
-        return self._types.complete(self._inner.parse_complete(text, token_ids, **kwargs))
+    def _wrap(self, inner: Any) -> None:
+        types_ = _protocol()
+        object.__setattr__(self, '_types', types_)
+        object.__setattr__(self, '_inner', inner)
+        self._attach(inner, types_.converter)
 
 
 _INNER_LOCK = threading.Lock()
@@ -353,8 +277,7 @@ class LmdeployBaseResponseParser(_WrappedParser):
         entry = self._inner_cache.get(cls)
         if entry is None or entry[0] is not rcls or entry[1] is not tcls or entry[2] is not tok:
             entry = cls._build_inner(rcls, tcls, tok)
-        object.__setattr__(self, '_types', _protocol())
-        object.__setattr__(self, '_inner', entry[3](request))
+        self._wrap(entry[3](request))
 
     @classmethod
     def _build_inner(cls, rcls: Any, tcls: Any, tok: Any) -> tuple[Any, Any, Any, type]:
@@ -423,8 +346,7 @@ class LmdeployGptOssResponseParser(_WrappedParser):
             entry = (tok, mode, inner_cls)
             with _INNER_LOCK:
                 cls._inner_cache[cls] = entry
-        object.__setattr__(self, '_types', _protocol())
-        object.__setattr__(self, '_inner', entry[2](request))
+        self._wrap(entry[2](request))
 
     @classmethod
     def set_parsers(cls, reasoning_parser_name: str | None = None, tool_parser_name: str | None = None,
