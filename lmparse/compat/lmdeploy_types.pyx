@@ -7,8 +7,8 @@ instances and its own adjusted ``ChatCompletionRequest``. pydantic v2 keeps an
 instance's state in four attributes (``__dict__``, ``__pydantic_fields_set__``,
 ``__pydantic_extra__``, ``__pydantic_private__``); ``model_construct`` sets them
 without validation. :class:`Converter` sets the same four through the public
-C-API (``object.__new__`` and ``PyObject_GenericSetAttr``, i.e. what
-``object.__setattr__`` does), with no Python-level call per delta.
+C-API (``PyType_GenericNew``, what ``object.__new__`` allocates, and
+``PyObject_GenericSetAttr``, what ``object.__setattr__`` does), with no Python-level call per delta.
 
 At start-up :meth:`Converter.__init__` builds each type both ways on probe
 values and compares them with ``model_construct`` (dump, JSON, fields set,
@@ -16,7 +16,8 @@ equality, the four attributes); if any differs (another pydantic, other
 fields), that type falls back to ``model_construct``.
 """
 from cpython.dict cimport PyDict_Copy, PyDict_SetItem
-from cpython.object cimport PyObject, PyObject_GenericSetAttr, PyTypeObject
+from cpython.object cimport PyObject_GenericSetAttr
+from cpython.type cimport PyType_GenericNew
 from lmparse.protocol cimport DeltaFunctionCall as LpFunctionDelta
 from lmparse.protocol cimport DeltaMessage as LpMessage
 from lmparse.protocol cimport DeltaToolCall as LpToolDelta
@@ -24,9 +25,6 @@ from lmparse.protocol cimport FunctionCall as LpFunction
 from lmparse.protocol cimport ToolCall as LpCall
 
 __all__ = ['Converter', 'SwappedStream']
-
-cdef extern from "Python.h":
-    PyTypeObject PyBaseObject_Type
 
 # Field names and order LMDeploy 0.18 declares (the serializer writes __dict__ order).
 cdef tuple _MESSAGE_FIELDS = ('role', 'content', 'reasoning_content', 'tool_calls')
@@ -55,7 +53,8 @@ cdef dict _FUNCTION_DELTA_NONE = dict.fromkeys(_FUNCTION_DELTA_FIELDS)
 
 cdef inline object _instance(object cls, dict state, frozenset fields_set):
     """``model_construct``'s instance state, set as ``object.__setattr__`` would."""
-    obj = PyBaseObject_Type.tp_new(cls, <PyObject*>_EMPTY, NULL)
+    # object.__new__ for a model class: the type's own allocation (pydantic models are never abstract)
+    obj = PyType_GenericNew(cls, _EMPTY, None)
     PyObject_GenericSetAttr(obj, '__dict__', state)
     PyObject_GenericSetAttr(obj, '__pydantic_fields_set__', set(fields_set))
     PyObject_GenericSetAttr(obj, '__pydantic_extra__', None)
