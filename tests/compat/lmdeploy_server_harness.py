@@ -128,6 +128,43 @@ class ReplayEngine:
             await asyncio.sleep(0)
 
 
+# Benchmark only: seconds spent in the response parser's stream_chunk / parse_complete, and calls.
+PARSER_TIME: dict[str, float] | None = None
+
+
+def _timed_set_parsers(original: Any) -> Any:
+    """``api_server.set_parsers``, then the configured class is swapped for a subclass timing its parse calls."""
+    def set_parsers(context: Any, *args: Any, **kwargs: Any) -> None:
+        original(context, *args, **kwargs)
+        base = context.response_parser_cls
+        times = PARSER_TIME
+        assert times is not None
+
+        def stream_chunk(self: Any, *a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            out = base.stream_chunk(self, *a, **k)
+            times['stream'] += time.perf_counter() - t0
+            times['stream_calls'] += 1
+            return out
+
+        def parse_complete(self: Any, *a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            out = base.parse_complete(self, *a, **k)
+            times['complete'] += time.perf_counter() - t0
+            return out
+
+        def init(self: Any, request: Any) -> None:
+            t0 = time.perf_counter()
+            base.__init__(self, request)
+            times['construct'] += time.perf_counter() - t0
+            times['constructs'] += 1
+
+        context.response_parser_cls = type(f'Timed{base.__name__}', (base,), {
+            'stream_chunk': stream_chunk, 'parse_complete': parse_complete, '__init__': init})
+    set_parsers.timed = True  # type: ignore[attr-defined]
+    return set_parsers
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
@@ -150,6 +187,8 @@ class Server:
 
         api_server.get_task = lambda *a, **k: ('llm', ReplayEngine)
         api_server.uvicorn.run = run
+        if PARSER_TIME is not None and not hasattr(api_server.set_parsers, 'timed'):
+            api_server.set_parsers = _timed_set_parsers(api_server.set_parsers)
         api_server.serve(MODEL, backend='pytorch', server_name='127.0.0.1', server_port=self.port,
                          reasoning_parser=reasoning, tool_call_parser=tool, generation_config='lmdeploy',
                          log_level='ERROR')
@@ -269,11 +308,14 @@ def run_scenarios() -> dict[str, Any]:
 
 
 def bench(rounds: int) -> dict[str, float]:
-    """µs per engine chunk of one streamed request (client wall time), qwen3 reasoning + tool call."""
+    """µs per engine chunk of one request (client wall time; and the response parser's share, timed in the
+    server), qwen3 reasoning + tool calls, streamed and not."""
     import openai
     tok = _tokenizer()
     text = f'<think>\n{R * 20}\n</think>\n\n' + ('The forecast says sunny. ' * 40) + '\n'.join([QWEN_CALL] * 8)
     script = engine_chunks(tok, text)
+    global PARSER_TIME
+    PARSER_TIME = times = dict.fromkeys(('stream', 'stream_calls', 'complete', 'construct', 'constructs'), 0.0)
     server = Server('default', 'qwen3')
     try:
         client = openai.OpenAI(base_url=f'http://127.0.0.1:{server.port}/v1', api_key='none', max_retries=0)
@@ -288,8 +330,13 @@ def bench(rounds: int) -> dict[str, float]:
             best_complete = min(best_complete, time.perf_counter() - t0)
     finally:
         server.close()
-    return {'chunks': len(script), 'stream_us_per_chunk': best_stream / len(script) * 1e6,
-            'complete_us_per_chunk': best_complete / len(script) * 1e6}
+    n = len(script)
+    return {'chunks': n, 'stream_us_per_chunk': best_stream / n * 1e6,
+            'complete_us_per_chunk': best_complete / n * 1e6,
+            # inside the server: the response parser's share (mean over all rounds)
+            'parser_stream_us_per_chunk': times['stream'] / times['stream_calls'] * 1e6,
+            'parser_complete_us_per_chunk': times['complete'] / (rounds * n) * 1e6,
+            'parser_construct_us': times['construct'] / times['constructs'] * 1e6}
 
 
 def main() -> int:
