@@ -150,6 +150,30 @@ PEERS: tuple[PeerRow, ...] = (
     PeerRow('minimax_m3', ('minimax_m3', 'minimax-m3'), 'minimax_m3', 'minimax_m3', 'minimax-m3', 'minimax-m3'),
     PeerRow('kimi_k3', ('kimi_k3',), 'kimi_k3', 'kimi_k3', 'kimi_k3', 'kimi_k3'),
     PeerRow('seed_oss', ('seed_oss',), 'seed_oss', 'seed_oss', None, None, note='SGLang has no Seed-OSS detector'),
+    PeerRow('cohere', ('cohere_command4', 'cohere_command3'), 'cohere_command4', 'cohere_command4', 'cohere_command4',
+            'cohere_command4', note="vLLM's Cohere parser needs the cohere_melody package"),
+    PeerRow('ernie', ('ernie45',), 'ernie45', 'ernie45', None, None,
+            specials=THINK + ('<tool_call>', '</tool_call>', '<response>', '</response>'),
+            note='SGLang has no ERNIE detector'),
+    PeerRow('longcat', ('longcat',), 'longcat', None, None, None, note='neither engine has a LongCat reasoning parser'),
+    PeerRow('mimo', ('mimo',), 'mimo', 'mimo', 'mimo', 'mimo', specials=THINK + ('<tool_call>', '</tool_call>')),
+    PeerRow('hunyuan_a13b', ('hunyuan_a13b',), 'hunyuan_a13b', 'hunyuan_a13b', None, None,
+            note="SGLang's hunyuan is the HY v3 format; vLLM's A13B reasoning keys on A13B's own token ids"),
+    PeerRow('hy_v3', ('hy_v3', 'hunyuan'), 'hy_v3', 'hy_v3', 'hunyuan', 'hunyuan',
+            note="vLLM reads the token suffix from the tokenizer config's token_suffix (absent in the stand-in)"),
+    PeerRow('granite-20b-fc', ('granite-20b-fc',), 'granite-20b-fc', None, None, None, specials=(),
+            note='SGLang has no Granite detector'),
+    PeerRow('phi4_mini_json', ('phi4_mini_json',), 'phi4_mini_json', None, None, None, specials=(),
+            note='SGLang has no Phi-4-mini detector; vLLM streams no tool deltas for it'),
+    PeerRow('xlam', ('xlam',), 'xlam', None, None, None, specials=(), note='SGLang has no xLAM detector'),
+    PeerRow('jamba', ('jamba',), 'jamba', None, None, None, note='SGLang has no Jamba detector'),
+    PeerRow('apertus', ('apertus',), 'apertus', None, 'apertus2509', 'apertus2509',
+            note='vLLM has no Apertus reasoning parser'),
+    PeerRow('gigachat3', ('gigachat3',), 'gigachat3', None, 'gigachat3', None),
+    PeerRow('gigachat35', ('gigachat35',), None, None, 'gigachat35', 'gigachat35',
+            note='vLLM has no GigaChat 3.5 (GCML) parser'),
+    PeerRow('dots', ('dots',), 'dots', 'deepseek_r1', 'dots', 'dots',
+            note="vLLM has no dots reasoning parser: its deepseek_r1 reads the same <think> block"),
 )
 
 
@@ -281,7 +305,8 @@ def harmony_tokenizer() -> HarmonyTokenizer:
 # (opening, closing) reasoning markers of the dialects: a text that holds the closing one without starting with
 # the opening one had the opening one put in the prompt by the chat template (thinking enabled).
 REASONING_MARKERS = (('<think>', '</think>'), ('<mm:think>', '</mm:think>'), ('<seed:think>', '</seed:think>'),
-                     ('<|open|>think', '<|close|>think'))
+                     ('<|open|>think', '<|close|>think'), ('<think:opensource>', '</think:opensource>'),
+                     ('<longcat_think>', '</longcat_think>'), ('<|START_THINKING|>', '<|END_THINKING|>'))
 
 
 def thinking_kwargs(f: BenchFixture) -> dict[str, Any] | None:

@@ -1,101 +1,118 @@
 """Swapped mode vs LMDeploy: µs per chunk of lmparse producing LMDeploy's pydantic types.
 
-Needs LMDeploy 0.18.0's parser modules (``tools/install_oracle.sh``). For each
-dialect and chunk size it streams the same text through LMDeploy's own
-``default`` response parser and through ``lmparse.compat.lmdeploy``'s (both fed
-LMDeploy's pydantic request), checks both reconstruct the same content,
-reasoning and tool calls, and prints µs per chunk and the speed ratio::
+Needs LMDeploy 0.18.0's parser modules (``tools/install_oracle.sh``). For every
+benchmark fixture LMDeploy 0.18 supports (every dialect it registers, the four
+shapes: mixed, args10k, many_strings, long_text) and every chunk size, the same
+token-aligned chunks go through LMDeploy's own response parser and through
+``lmparse.compat.lmdeploy``'s swapped one, both fed LMDeploy's pydantic request
+and configured by name as LMDeploy's server does. Both results are checked
+against the fixture's expected result first (a difference of LMDeploy's is
+noted), then timed alternately as in ``compare_lmdeploy.py``: a timed run is
+parser construction plus the whole stream. Also printed: construction alone::
 
-    PYTHONPATH=. python bench/compare_swapped.py [--repeat 5]
+    PYTHONPATH=. python bench/compare_swapped.py [--sizes 1,4,16,256] [--only qwen3]
 """
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import statistics
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
-sys.path.insert(0, '.')
-from tests.oracle.lmdeploy_loader import lmdeploy_chat_request_cls, load_lmdeploy_parsers  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
-LMD = load_lmdeploy_parsers()
-Request = lmdeploy_chat_request_cls()
-from lmparse.compat import lmdeploy as compat  # noqa: E402
+from bench.compare_lmdeploy import LMDeploy, measure, ratio_of, stat  # noqa: E402
+from bench.fixtures import BenchFixture, load_all  # noqa: E402
+from bench.runner import describe_mismatch, make_stream_runner, reconstruct  # noqa: E402
 
-TOOLS = [{'type': 'function', 'function': {'name': n, 'parameters': {'type': 'object', 'properties': {
-    'city': {'type': 'string'}, 'days': {'type': 'integer'}}}}} for n in ('get_weather', 'get_time')]
-REASONING = 'The user asks about the weather in several cities. I should call the tool for each. ' * 6
-ARGS = '{"city": "Beijing 北京", "days": 3}'
-CASES: dict[str, str] = {
-    'qwen3': REASONING + '</think>\n\nLet me check.\n' + '\n'.join(
-        f'<tool_call>\n{{"name": "get_weather", "arguments": {ARGS}}}\n</tool_call>' for _ in range(4)),
-    'internlm': REASONING + '</think>Checking.' + ''.join(
-        f'<|action_start|><|plugin|>{{"name": "get_weather", "parameters": {ARGS}}}<|action_end|>'
-        for _ in range(4)),
-    'qwen3coder': REASONING + '</think>\n\nChecking.\n' + '\n'.join(
-        '<tool_call>\n<function=get_weather>\n<parameter=city>\nBeijing 北京\n</parameter>\n'
-        '<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>' for _ in range(4)),
-}
 SIZES = (1, 4, 16, 256)
 
 
-def chunks_of(text: str, n: int) -> list[str]:
-    return [text[i:i + n] for i in range(0, len(text), n)]
+def swapped_class(compat: Any, f: BenchFixture) -> type:
+    """The swapped response parser for ``f``, configured through LMDeploy's API (a fresh subclass)."""
+    base = compat.ResponseParserManager.get(f.response_parser)
+    cls: Any = type(f'Swapped[{f.id}]', (base,), {})
+    if f.response_parser != 'gpt-oss':
+        cls.reasoning_parser_cls = cls.tool_parser_cls = cls.tokenizer = None
+        cls.set_parsers(f.reasoning_parser, f.tool_parser)
+    elif 'input_mode' in f.extra:
+        cls.input_mode = f.extra['input_mode']
+    return cls
 
 
-def run(make: Callable[[], Any], chunks: list[str]) -> tuple[str, str, list[tuple[str, str]]]:
-    parser = make()
-    content: list[str] = []
-    reasoning: list[str] = []
-    calls: dict[int, list[str]] = {}
-    last = len(chunks) - 1
-    for i, c in enumerate(chunks):
-        for m, _ in parser.stream_chunk(c, [], final=i == last):
-            content.append(m.content or '')
-            reasoning.append(m.reasoning_content or '')
-            for d in m.tool_calls or []:
-                entry = calls.setdefault(d.index, ['', ''])
-                entry[0] += (d.function.name or '') if d.function else ''
-                entry[1] += (d.function.arguments or '') if d.function else ''
-    return ''.join(content), ''.join(reasoning), [(calls[k][0], calls[k][1]) for k in sorted(calls)]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--sizes', default=','.join(map(str, SIZES)))
+    ap.add_argument('--only', default='', help='substring filter on fixture ids (comma separated: any of them)')
+    ap.add_argument('--budget', type=float, default=0.3, help='seconds of LMDeploy time per cell')
+    ap.add_argument('--min-rounds', type=int, default=3)
+    ap.add_argument('--max-rounds', type=int, default=30)
+    ap.add_argument('--stat', choices=('paired', 'min', 'median'), default='paired')
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(',') if s]
 
+    lmd = LMDeploy()
+    from lmparse.compat import lmdeploy as compat
 
-def per_chunk_us(make: Callable[[], Any], chunks: list[str], repeat: int) -> float:
-    best = float('inf')
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run(make, chunks)
-        best = min(best, time.perf_counter() - start)
-    return best / len(chunks) * 1e6
+    only = [o for o in args.only.split(',') if o] or ['']
+    fixtures = [f for f in load_all() if any(o in f.id for o in only) and not f.id.split('/')[1].startswith('scaling')]
+    fixtures = [f for f in fixtures if lmd.supports(f)]
+    print(f'python {sys.version.split()[0]}; swapped lmparse vs lmdeploy 0.18.0; statistic: {args.stat}; '
+          'chunks token-aligned (tags whole); a run = construction + whole stream')
+    for fid, why in lmd.unsupported.items():
+        print(f'  not run: {fid}: {why}')
+    header = f'{"fixture":<26}{"chunk":>6}{"chunks":>8}{"swapped µs/chunk":>18}{"LMDeploy µs/chunk":>19}{"ratio":>9}'
+    print('\n' + header + '\n' + '-' * len(header))
+    ratios: dict[tuple[str, int], float] = {}
+    failures: list[str] = []
+    construct_rows: list[tuple[str, float, float, float]] = []
+    for f in fixtures:
+        theirs_cls = lmd.configured(f)
+        ours_cls = swapped_class(compat, f)
+        req = lmd.request(f)
+        for size in sizes:
+            chunks = lmd.chunks(f, size)
+            ids = lmd.token_ids(f, chunks)
+            got = reconstruct(ours_cls, req, chunks, ids)
+            if got != f.expected:
+                failures.append(f'swapped {f.id}@{size}: {describe_mismatch(got, f.expected)}')
+                print(f'{f.id:<26}{size:>6}  swapped result differs from the expected one', flush=True)
+                continue
+            note = ''
+            if reconstruct(theirs_cls, req, chunks, ids) != f.expected:
+                note = '  (LMDeploy result differs)'
+            a, b = measure(make_stream_runner(ours_cls, req, chunks, ids),
+                           make_stream_runner(theirs_cls, req, chunks, ids),
+                           args.budget, args.min_rounds, args.max_rounds)
+            ta = stat([t for r in a for t in r], args.stat) / len(chunks) * 1e6
+            tb = stat(b, args.stat) / len(chunks) * 1e6
+            ratios[(f.id, size)] = r = ratio_of(a, b, args.stat)
+            print(f'{f.id:<26}{size:>6}{len(chunks):>8}{ta:>18.3f}{tb:>19.3f}{r:>8.1f}x{note}', flush=True)
+        a, b = measure(lambda: ours_cls(req), lambda: theirs_cls(req), 0.05, 20, 2000)
+        construct_rows.append((f.id, stat([t for r in a for t in r], args.stat) * 1e6, stat(b, args.stat) * 1e6,
+                               ratio_of(a, b, args.stat)))
 
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--repeat', type=int, default=5)
-    args = ap.parse_args()
-    lmd_base: Any = LMD.ResponseParserManager.get('default')
-    print(f'{"dialect":<11} {"chunk":>5} {"lmdeploy µs":>12} {"swapped µs":>11} {"ratio":>7}')
-    for tool, text in CASES.items():
-        lmd_cls: Any = type(f'LMD[{tool}]', (lmd_base,), {})
-        lmd_cls.reasoning_parser_cls = lmd_cls.tool_parser_cls = None
-        lmd_cls.set_parsers('default', tool)
-        ours_cls: Any = type(f'Swapped[{tool}]', (compat.LmdeployBaseResponseParser,), {})
-        ours_cls.set_parsers('default', tool)
-        req = Request(model='m', messages=[{'role': 'user', 'content': 'hi'}], tools=TOOLS)
-        reference = run(lambda: lmd_cls(req), [text])  # LMDeploy on the whole text
-        for n in SIZES:
-            chunks = chunks_of(text, n)
-            ours = run(lambda: ours_cls(req), chunks)
-            if ours != reference:
-                print(f'{tool} chunk={n}: swapped reconstruction differs\n  lmdeploy {reference!r}\n  swapped  {ours!r}')
-                return 1
-            # LMDeploy supports token-aligned chunks only: character chunks may split its tags.
-            note = '' if run(lambda: lmd_cls(req), chunks) == reference else '  (LMDeploy output wrong here)'
-            t_lmd = per_chunk_us(lambda: lmd_cls(req), chunks, args.repeat)
-            t_ours = per_chunk_us(lambda: ours_cls(req), chunks, args.repeat)
-            print(f'{tool:<11} {n:>5} {t_lmd:>12.2f} {t_ours:>11.2f} {t_lmd / t_ours:>6.1f}x{note}')
-    return 0
+    if ratios:
+        ids_ = list(dict.fromkeys(k[0] for k in ratios))
+        print('\nratio (LMDeploy time / swapped time), per chunk size')
+        print(f'{"fixture":<26}' + ''.join(f'{s:>9}' for s in sizes))
+        for fid in ids_:
+            print(f'{fid:<26}' + ''.join(f'{ratios[(fid, s)]:>8.1f}x' if (fid, s) in ratios else f'{"-":>9}'
+                                         for s in sizes))
+        worst = min(ratios.items(), key=lambda kv: kv[1])
+        print(f'min ratio {worst[1]:.1f}x at {worst[0][0]} / {worst[0][1]}; geometric mean '
+              f'{math.exp(statistics.fmean(math.log(r) for r in ratios.values())):.1f}x')
+    if construct_rows:
+        print('\nparser construction alone (prebuilt LMDeploy request), µs')
+        for fid, ta, tb, r in construct_rows:
+            print(f'  {fid:<26}swapped {ta:7.2f}   LMDeploy {tb:7.2f}   ratio {r:5.1f}x')
+    for line in failures:
+        print('FAILED', line)
+    return 1 if failures else 0
 
 
 if __name__ == '__main__':

@@ -25,6 +25,13 @@ from lmparse.tools import (
     XmlToolParser,
 )
 # Importing the dialects registers every built-in parser name.
+from lmparse.dialects.apertus import ApertusReasoningParser, ApertusToolParser
+from lmparse.dialects.cohere import (
+    CohereCommand3ReasoningParser,
+    CohereCommand3ToolParser,
+    CohereCommand4ReasoningParser,
+    CohereCommand4ToolParser,
+)
 from lmparse.dialects.deepseek import (
     DeepSeekV31ReasoningParser,
     DeepSeekV31ToolParser,
@@ -36,19 +43,36 @@ from lmparse.dialects.deepseek import (
     DeepSeekV4ReasoningParser,
     DeepSeekV4ToolParser,
 )
-from lmparse.dialects.gemma import Gemma4ReasoningParser, Gemma4ToolParser
+from lmparse.dialects.dots import DotsToolParser
+from lmparse.dialects.ernie import Ernie45ReasoningParser, Ernie45ToolParser
+from lmparse.dialects.gemma import FunctionGemmaToolParser, Gemma4ReasoningParser, Gemma4ToolParser
+from lmparse.dialects.gigachat import GigaChat3ToolParser, GigaChat35ToolParser
 from lmparse.dialects.glm import Glm47ToolParser
 from lmparse.dialects.gpt_oss import GptOssResponseParser
-from lmparse.dialects.granite import GraniteReasoningParser, GraniteToolParser
+from lmparse.dialects.granite import Granite20bFcToolParser, GraniteReasoningParser, GraniteToolParser
 from lmparse.dialects.hermes import HermesToolParser
+from lmparse.dialects.hunyuan import (
+    HYV3ReasoningParser,
+    HYV3ToolParser,
+    HYV4ReasoningParser,
+    HYV4ToolParser,
+    HunyuanA13BReasoningParser,
+    HunyuanA13BToolParser,
+)
+from lmparse.dialects.holo import Holo2ReasoningParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
-from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser
+from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
+from lmparse.dialects.jamba import JambaToolParser
+from lmparse.dialects.k2 import K2HorizonReasoningParser, K2HorizonToolParser
+from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser, KimiThinkReasoningParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
     Llama3LenientJsonToolParser,
     Llama4JsonToolParser,
     PythonicCallsToolParser,
 )
+from lmparse.dialects.longcat import LongcatReasoningParser, LongcatToolParser
+from lmparse.dialects.mimo import MiMoReasoningParser, MiMoToolParser
 from lmparse.dialects.minimax import (
     MiniMaxM2ReasoningParser,
     MiniMaxM2ToolParser,
@@ -56,15 +80,27 @@ from lmparse.dialects.minimax import (
     MiniMaxM3ToolParser,
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.nanbeige import NanbeigeToolParser
+from lmparse.dialects.nemotron import Nemotron3ReasoningParser
+from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
+from lmparse.dialects.spark import Spark25ToolParser
+from lmparse.dialects.trinity import TrinityToolParser
+from lmparse.dialects.xlam import XlamToolParser
 
 __version__ = '0.1.0'
 
 __all__ = [
+    'ApertusReasoningParser',
+    'ApertusToolParser',
     'BaseResponseParser',
     'BraceCallToolParser',
     'ChatCompletionRequest',
+    'CohereCommand3ReasoningParser',
+    'CohereCommand3ToolParser',
+    'CohereCommand4ReasoningParser',
+    'CohereCommand4ToolParser',
     'DeepSeekV31ReasoningParser',
     'DeepSeekV31ToolParser',
     'DeepSeekV32ReasoningParser',
@@ -77,29 +113,53 @@ __all__ = [
     'DeltaFunctionCall',
     'DeltaMessage',
     'DeltaToolCall',
+    'DotsToolParser',
     'DsmlToolParser',
+    'Ernie45ReasoningParser',
+    'Ernie45ToolParser',
     'FunctionCall',
+    'FunctionGemmaToolParser',
     'Gemma4ReasoningParser',
     'Gemma4ToolParser',
+    'GigaChat35ToolParser',
+    'GigaChat3ToolParser',
     'Glm47ToolParser',
     'GptOssResponseParser',
+    'Granite20bFcToolParser',
     'GraniteReasoningParser',
     'GraniteToolParser',
+    'HYV3ReasoningParser',
+    'HYV3ToolParser',
+    'HYV4ReasoningParser',
+    'HYV4ToolParser',
     'HarmonyResponseParser',
     'HarmonyToolParser',
     'HermesToolParser',
+    'Holo2ReasoningParser',
+    'HunyuanA13BReasoningParser',
+    'HunyuanA13BToolParser',
+    'IQuestQ1ReasoningParser',
+    'IQuestQ1ToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
+    'JambaToolParser',
     'JsonHeaderToolParser',
     'JsonToolParser',
     'JsonValueScanner',
+    'K2HorizonReasoningParser',
+    'K2HorizonToolParser',
     'KimiK2ToolParser',
     'KimiK3ReasoningParser',
     'KimiK3ToolParser',
+    'KimiThinkReasoningParser',
     'LEGACY_REASONING_PARSER_NAMES',
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
     'Llama4JsonToolParser',
+    'LongcatReasoningParser',
+    'LongcatToolParser',
+    'MiMoReasoningParser',
+    'MiMoToolParser',
     'MiniMaxM2ReasoningParser',
     'MiniMaxM2ToolParser',
     'MiniMaxM3ReasoningParser',
@@ -107,7 +167,10 @@ __all__ = [
     'MistralReasoningParser',
     'MistralToolParser',
     'ModelParsers',
+    'NanbeigeToolParser',
+    'Nemotron3ReasoningParser',
     'NsElementToolParser',
+    'Phi4MiniJsonToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
     'Qwen3CoderToolParser',
@@ -119,10 +182,13 @@ __all__ = [
     'SectionToolParser',
     'SeedOssReasoningParser',
     'SeedOssToolParser',
+    'Spark25ToolParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
+    'TrinityToolParser',
     'UnknownModelError',
+    'XlamToolParser',
     'XmlToolParser',
     'dump_tools',
     'parsers_for_model',

@@ -214,9 +214,9 @@ FAMILIES: tuple[ModelFamily, ...] = (
        patterns=(r'ernie-4\.5',), note='the Thinking models also take --reasoning-parser ernie45'),
     _f('Hunyuan-A13B', 'hunyuan_a13b', 'hunyuan_a13b', ids=('tencent/Hunyuan-A13B-Instruct',),
        patterns=(r'hunyuan-a13b',)),
-    _f('Hy3 / HY v3', 'hy_v3', 'hy_v3', ids=('tencent/Hy3',), patterns=(r'(^|[/_-])hy-?v?3\b',),
+    _f('Hy3 / HY v3', 'hy_v3', 'hy_v3', ids=('tencent/Hy3',), patterns=(r'\bhy-?v?3\b',),
        token_markers=('<tool_sep:opensource>', '<think:opensource>')),
-    _f('HY v4', 'hy_v4', 'hy_v4', patterns=(r'(^|[/_-])hy-?v?4\b',)),
+    _f('HY v4', 'hy_v4', 'hy_v4', patterns=(r'\bhy-?v?4\b',)),
     _f('LongCat-Flash Thinking', 'longcat', 'longcat', ids=('meituan-longcat/LongCat-Flash-Thinking',),
        patterns=(r'longcat-flash-thinking',), template_markers=('<longcat_tool_call>', '<longcat_think>')),
     _f('LongCat-Flash Chat', None, 'longcat', ids=('meituan-longcat/LongCat-Flash-Chat',), patterns=(r'longcat',),
@@ -255,7 +255,7 @@ def _by_name(name: str) -> tuple[ModelFamily, str] | None:
     base = key.rsplit('/', 1)[-1]
     for pattern, fam in _PATTERNS:
         if pattern.search(base):
-            return fam, f'name pattern {pattern.pattern!r}'
+            return fam, f'name pattern /{pattern.pattern}/'
     return None
 
 
@@ -364,6 +364,20 @@ def _closest(name: str, n: int = 3) -> list[str]:
         for m in fam.ids:
             by_base.setdefault(m.rsplit('/', 1)[-1].lower(), m)
     return [by_base[b] for b in difflib.get_close_matches(base, list(by_base), n=n, cutoff=0.4)]
+
+
+def readme_table() -> str:
+    """The README's "Which parsers for my model" table rows, one per family (kept equal by a test)."""
+    rows = []
+    for fam in FAMILIES:
+        assert '|' not in ''.join(fam.patterns), fam.name  # a table cell
+        ids = ', '.join(f'`{i}`' for i in fam.ids[:2]) or 'names with ' + ', '.join(f'`{p}`' for p in fam.patterns)
+        reasoning = f'`{fam.reasoning_parser}`' if fam.reasoning_parser else '—'
+        tool = f'`{fam.tool_parser}`' if fam.tool_parser else '—'
+        if fam.response_parser != 'default':
+            reasoning = f'— (`--response-parser {fam.response_parser}`)'
+        rows.append(f'| {fam.name} | {ids} | {reasoning} | {tool} |')
+    return '\n'.join(rows)
 
 
 def parsers_for_model(model: str | os.PathLike[str]) -> ModelParsers:

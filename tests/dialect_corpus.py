@@ -138,13 +138,33 @@ def reasoning_configs() -> list[tuple[str | None, bool | None]]:
     return out
 
 
-def configs() -> list[Config]:
-    """Every tool dialect x reasoning configuration, reasoning alone, and each response parser."""
+def _paired_reasoning(tool_cls: Any, reasoning: list[tuple[str | None, bool | None]],
+                      index: int) -> list[tuple[str | None, bool | None]]:
+    """The reasoning configurations a tool dialect runs with in the default lane.
+
+    No reasoning, ``default``, every reasoning parser of the tool's own model
+    family (module), and one foreign family's parser picked by rotation, so
+    the lane grows linearly with the dialects while every cross-family pair
+    still runs in ``full`` mode (LMPARSE_SLOW, the fuzzer).
+    """
+    module = tool_cls.__module__
+    default = ReasoningParserManager.get('default')
+    names = {r for r, _ in reasoning if r is not None}
+    foreign = sorted(n for n in names if ReasoningParserManager.get(n).__module__ != module
+                     and ReasoningParserManager.get(n) is not default)
+    keep = {None, 'default'} | {n for n in names if ReasoningParserManager.get(n).__module__ == module}
+    if foreign:
+        keep.add(foreign[index % len(foreign)])
+    return [(r, t) for r, t in reasoning if r in keep or (r is not None and ReasoningParserManager.get(r) is default)]
+
+
+def configs(full: bool = True) -> list[Config]:
+    """Tool dialect x reasoning configurations (all pairs when ``full``), reasoning alone, each response parser."""
     out: list[Config] = []
     reasoning = reasoning_configs()
-    for tool_name, tool_cls in _unique(ToolParserManager):
+    for index, (tool_name, tool_cls) in enumerate(_unique(ToolParserManager)):
         label = _alias_label(ToolParserManager, tool_cls)
-        for r, thinking in reasoning:
+        for r, thinking in (reasoning if full else _paired_reasoning(tool_cls, reasoning, index)):
             out.append(Config(f'{label}|{r}|think={thinking}', 'router', tool_name, r, thinking))
     for r, thinking in reasoning:
         if r is not None:
@@ -321,6 +341,13 @@ def _params_for(name: str) -> tuple[str, ...]:
     return OFFERED.get(name, ('force',))
 
 
+def _envelope(cls: Any, name: str, arg_key: str, args: str) -> str:
+    """One JSON envelope: ``{"name": NAME, "arguments": ARGS}``, or ``{NAME: ARGS}`` (``name_as_key``, Apertus)."""
+    if getattr(cls, 'name_as_key', False):
+        return '{%s: %s}' % (json.dumps(name), args)
+    return '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), arg_key, args)
+
+
 def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]]] | None:
     """One tool block of the dialect's syntax with 1..n calls; None for a family without a builder.
 
@@ -333,24 +360,27 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         args = _dumps(rng, _json_args(rng, _params_for(name)))
         call_id = f'{cls.call_id_marker}{rng.randrange(10 ** 9):09d}' if cls.call_id_marker and rng.random() < 0.5 else ''
         return f'{cls.get_tool_open_tag()}{name}{call_id}{cls.argument_marker}{args}', [(name, args)]
-    if issubclass(cls, JsonToolParser) and getattr(cls, 'envelope_array', False) and rng.random() < 0.7:
-        # one JSON array of envelopes (Mistral before v11, Granite 3)
+    # an open tag ending in '[' opens the array itself (Phi-4-mini's 'functools[')
+    opens_array = getattr(cls, 'envelope_array', False) and (cls.get_tool_open_tag() or '').endswith('[')
+    if issubclass(cls, JsonToolParser) and getattr(cls, 'envelope_array', False) and (
+            opens_array or rng.random() < 0.7):
+        # one JSON array of envelopes (Mistral before v11, Granite 3, Jamba, Apertus, xLAM)
         calls = []
         envs = []
         for _ in range(rng.randint(1, 3)):
             name = _pick_name(rng)
             args = _dumps(rng, _json_args(rng, _params_for(name)))
             calls.append((name, args))
-            envs.append('{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), cls.argument_field, args))
+            envs.append(_envelope(cls, name, cls.argument_field, args))
         close = cls.get_tool_close_tag()
-        body = rng.choice(['', ' ', '\n']) + '[' + rng.choice([', ', ',', ',\n']).join(envs) + ']'
-        return cls.get_tool_open_tag() + body + (close or ''), calls
+        body = rng.choice(['', ' ', '\n']) + ('' if opens_array else '[') + rng.choice([', ', ',', ',\n']).join(envs)
+        return cls.get_tool_open_tag() + body + ']' + (close or ''), calls
     if issubclass(cls, JsonToolParser):
         name = _pick_name(rng)
         args = _dumps(rng, _json_args(rng, _params_for(name)))
         sep = rng.choice(['', '\n'])
         arg_key = rng.choice((cls.argument_field, *getattr(cls, 'argument_field_aliases', ())))
-        env = '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), arg_key, args)
+        env = _envelope(cls, name, arg_key, args)
         close = cls.get_tool_close_tag()
         return cls.get_tool_open_tag() + sep + env + (sep + close if close else ''), [(name, args)]
     if issubclass(cls, XmlToolParser):
@@ -523,7 +553,15 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
         if not parts and reasoning_cls is None and _anchored_bare(tool_cls) and rng.random() < 0.5 and all(
                 c[0] in OFFERED for c in built[1]) and built[0].startswith(tool_cls.get_tool_open_tag()):
             # a bare call (no open tag) at the start of the response: a call when it names offered tools
-            parts.append(built[0][len(tool_cls.get_tool_open_tag()):].lstrip('\n'))
+            bare = built[0][len(tool_cls.get_tool_open_tag()):].lstrip('\n')
+            close = tool_cls.get_tool_close_tag()
+            if issubclass(tool_cls, JsonToolParser) and tool_cls.bare_call_open == '[':
+                # a bare JSON array has no close tag (xLAM); a lone envelope is no bare call there
+                if close and bare.endswith(close):
+                    bare = bare[:-len(close)]
+                if not bare.lstrip(' \n').startswith('['):
+                    bare = built[0]
+            parts.append(bare)
         else:
             parts.append(built[0])
         calls.extend(c for c in built[1] if c[0] in OFFERED)

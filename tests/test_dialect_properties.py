@@ -20,8 +20,11 @@ reasoning in stream order). Harmony in id mode: any grouping of tokens with a
 tokenizer == one token per step == ``parse_complete`` == text mode with the
 same ids (the ids decide which pieces are special).
 
-Default run: a fixed number of derandomized examples (repeatable in CI);
-``LMPARSE_SLOW=1`` runs many more with random seeds.
+Default run: a fixed number of derandomized examples (repeatable in CI),
+each tool dialect with no reasoning, ``default``, its own family's reasoning
+parsers and one rotating foreign one (linear in the dialects);
+``LMPARSE_SLOW=1`` runs every tool x reasoning pair and many more examples
+with random seeds.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from hypothesis import strategies as st
 from tests import dialect_corpus as dc
 
 SLOW = bool(os.environ.get('LMPARSE_SLOW'))
-CONFIGS = dc.configs()
+CONFIGS = dc.configs(full=SLOW)
 ROUTER = [c for c in CONFIGS if c.kind == 'router']
 HARMONY = [c for c in CONFIGS if c.is_harmony]
 RESPONSE_TEXT = [c for c in CONFIGS if c.kind == 'response' and c.input_mode != 'ids']

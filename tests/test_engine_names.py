@@ -24,22 +24,16 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'apertus', 'beam', 'cohere_command3', 'cohere_command4', 'dots', 'ernie45', 'functiongemma', 'gigachat3',
-        'granite-20b-fc', 'hf', 'hunyuan_a13b', 'hy_v3', 'hy_v4', 'inkling', 'jamba', 'k2_horizon', 'lfm2',
-        'ling3', 'longcat', 'mimo', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'phi4_mini_json',
-        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5', 'xlam'},
+        'beam', 'hf', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
+        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
     'vllm_reasoning': {
-        'beam', 'cohere_command3', 'cohere_command4', 'ernie45', 'hf', 'holo2', 'hunyuan_a13b', 'hy_v3', 'hy_v4',
-        'inkling', 'k2_horizon', 'ling3', 'mimo', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x',
-        'nemotron_v3', 'olmo3', 'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'hf', 'inkling', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
+        'poolside_v1', 'step3', 'step3p5', 'step5'},
     'sglang_tool': {
-        'apertus2509', 'beam', 'cohere_command4', 'dots', 'gigachat3', 'gigachat35', 'hunyuan', 'inkling',
-        'iquest_q1', 'k2_horizon', 'lfm2', 'ling3', 'mimo', 'minicpm5', 'muse', 'nanbeige', 'poolside_v1',
-        'response_template', 'spark25', 'step3', 'step3p5', 'trinity'},
+        'beam', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'poolside_v1', 'response_template', 'step3',
+        'step3p5'},
     'sglang_reasoning': {
-        'apertus2509', 'beam', 'cohere_command4', 'dots', 'gigachat35', 'hunyuan', 'inkling', 'iquest_q1',
-        'k2_horizon', 'kimi', 'ling3', 'mimo', 'muse', 'nanbeige', 'nemotron_3', 'poolside_v1',
-        'response_template', 'step3', 'step3p5'},
+        'beam', 'inkling', 'ling3', 'muse', 'poolside_v1', 'response_template', 'step3', 'step3p5'},
 }
 
 

@@ -1,4 +1,4 @@
-"""IBM Granite: 3.x ``<|tool_call|>[...]`` JSON arrays, thought-process reasoning, Granite 4 / Hermes blocks.
+"""IBM Granite: 20B-FC ``<function_call>``, 3.x ``<|tool_call|>[...]`` JSON arrays, thought-process reasoning, 4.x.
 
 Every case is checked three ways: streamed reconstruction over many chunkings
 (one chunk, every split inside every marker, fixed and random sizes, every
@@ -11,6 +11,7 @@ from typing import Any
 
 
 from lmparse import (
+    Granite20bFcToolParser,
     GraniteReasoningParser,
     GraniteToolParser,
     HermesToolParser,
@@ -23,7 +24,8 @@ from tests.streaming import case_checks, fixed_chunks, run_case, stream_flagged,
 
 GT, GS = '<|tool_call|>', '<tool_call>'
 THOUGHT, RESPONSE = 'Here is my thought process:', 'Here is my response:'
-TAGS = (GT, GS, '</tool_call>', THOUGHT, RESPONSE, '<think>', '</think>')
+FC = '<function_call>'
+TAGS = (GT, GS, '</tool_call>', THOUGHT, RESPONSE, '<think>', '</think>', FC)
 
 Calls = list[tuple[str, str]]
 
@@ -103,6 +105,22 @@ CASES = [
          + '</tool_call>', None, None, [('get_time', '{}'), ('search', '{}')], None, 'granite4'),
     Case('granite-thinking', '<think>plan</think>\nAnswer <tool_call>' + env('get_time', '{}') + '</tool_call>',
          '\nAnswer ', 'plan', [('get_time', '{}')], 'granite_thinking_parser', 'granite4'),
+    # Granite-20B-FunctionCalling: '<function_call> ' + JSON per call, no close tag
+    Case('g20b-one', FC + ' ' + env('get_weather', W), None, None, [('get_weather', W)], None, 'granite-20b-fc'),
+    Case('g20b-two', FC + ' ' + env('get_time', '{}') + FC + ' ' + env('search', '{"query": "q"}'), None, None,
+         [('get_time', '{}'), ('search', '{"query": "q"}')], None, 'granite-20b-fc'),
+    Case('g20b-two-lines', FC + ' ' + env('get_time', '{}') + '\n' + FC + ' ' + env('search', '{}'), None, None,
+         [('get_time', '{}'), ('search', '{}')], None, 'granite-20b-fc'),
+    Case('g20b-content-around', 'Sure. ' + FC + ' ' + env('get_time', '{}') + ' Done.', 'Sure.  Done.', None,
+         [('get_time', '{}')], None, 'granite-20b-fc'),
+    Case('g20b-no-function', FC + ' ' + env('no_function', '{}'), None, None, [], None, 'granite-20b-fc'),
+    Case('g20b-truncated', FC + ' {"name": "get_weather", "arguments": {"city": "Bo', None, None,
+         [('get_weather', '{"city": "Bo')], None, 'granite-20b-fc'),
+    Case('g20b-plain', 'The weather is fine.', 'The weather is fine.', None, [], None, 'granite-20b-fc'),
+    # Granite 4.2 thinking: <think> reasoning, Nemotron V3 / Qwen3-Coder XML calls
+    Case('granite42-xml', 'plan</think>\n\nChecking.\n<tool_call>\n<function=search>\n<parameter=query>\nq\n'
+         '</parameter>\n</function>\n</tool_call>', '\n\nChecking.\n', 'plan', [('search', '{"query": "q"}')],
+         'granite_thinking_parser', 'qwen3coder'),
     Case('hermes', '<tool_call>' + env('search', '{"query": "q"}') + '</tool_call>', None, None,
          [('search', '{"query": "q"}')], None, 'hermes'),
 ]
@@ -135,6 +153,7 @@ def test_arguments_stream_as_generated(make_parser: Any) -> None:
 
 def test_registration(make_parser: Any) -> None:
     assert ToolParserManager.get('granite') is GraniteToolParser
+    assert ToolParserManager.get('granite-20b-fc') is Granite20bFcToolParser
     assert ReasoningParserManager.get('granite') is GraniteReasoningParser
     assert ReasoningParserManager.get('granite_thinking_parser') is ReasoningParser
     for name in ('hermes', 'qwen3_json', 'granite4'):

@@ -32,7 +32,9 @@ from typing import Any, ClassVar, Literal
 
 import lmparse
 from lmparse import request as _req
-from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
+from lmparse.compat import lmdeploy_modules as _names
+from lmparse.compat.lmdeploy_types import SwappedStream
+from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, UnknownParserError
 from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
@@ -85,8 +87,8 @@ LMDEPLOY_MODULES: tuple[str, ...] = (
     _ROOT + '._openai_harmony',
 )
 
-JsonParsePhase = Literal['payload_start', 'key', 'colon', 'value', 'after_value', 'done', 'failed']
-XmlParsePhase = Literal['function', 'arg_start', 'arg_name', 'arg_value', 'done']
+JsonParsePhase = _names.JsonParsePhase
+XmlParsePhase = _names.XmlParsePhase
 
 
 # ---------------------------------------------------------------------------
@@ -122,7 +124,8 @@ def validate_parser_names(
     """LMDeploy's name check against the swapped registries.
 
     Legacy reasoning names map to ``'default'``; an unknown name raises
-    :class:`lmparse.registry.UnknownParserError` (a ``ValueError``, as in LMDeploy).
+    :class:`lmparse.registry.UnknownParserError` (a ``ValueError``, as in LMDeploy)
+    with LMDeploy's message text.
     """
     if reasoning_parser_name in LEGACY_REASONING_PARSER_NAMES:
         if warn_legacy:
@@ -130,56 +133,26 @@ def validate_parser_names(
                 'The reasoning parser %s is deprecated, please use the default reasoning parser instead.',
                 reasoning_parser_name)
         reasoning_parser_name = 'default'
-    if reasoning_parser_name is not None and reasoning_parser_name not in ReasoningParserManager:
-        raise ReasoningParserManager.unknown_error(reasoning_parser_name)
-    if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
-        raise ToolParserManager.unknown_error(tool_parser_name)
+    for kind, name, manager in (('reasoning', reasoning_parser_name, ReasoningParserManager),
+                                ('tool', tool_parser_name, ToolParserManager)):
+        if name is not None and name not in manager:
+            # LMDeploy's message, word for word (the name unquoted, then the dict_keys).
+            raise UnknownParserError(f'The {kind} parser {name} is not in the parser list: '
+                                     f'{manager.module_dict.keys()}',
+                                     name=name, registry=manager.name, known=manager.names())
     return reasoning_parser_name, tool_parser_name
 
 
 # ---------------------------------------------------------------------------
-# lmparse -> LMDeploy pydantic conversion (runs per delta: keep it cheap)
+# lmparse -> LMDeploy pydantic conversion (compiled: lmparse.compat.lmdeploy_types)
 # ---------------------------------------------------------------------------
 
-def _fast_constructor(cls: Any, **probe: Any) -> Callable[..., Any]:
-    """A ``model_construct`` equivalent for one pydantic model, several times faster.
-
-    ``model_construct`` re-walks every field per call (about 11 µs in pydantic
-    2.14, slower than validating); this sets the instance state it would set.
-    The result is checked once against ``model_construct`` (dump, fields set,
-    equality); if this pydantic lays instances out differently, the public
-    ``model_construct`` is used instead.
-    """
-    # Required fields have no default: the converters always pass them.
-    defaults = {name: f.get_default(call_default_factory=False) for name, f in cls.model_fields.items()
-                if not f.is_required()}
-    names = tuple(cls.model_fields)
-    new = object.__new__
-    setattr_ = object.__setattr__
-
-    def construct(**values: Any) -> Any:
-        obj = new(cls)
-        # Field order: the serializer writes keys in __dict__ order.
-        state = {n: values[n] if n in values else defaults[n] for n in names}
-        setattr_(obj, '__dict__', state)
-        setattr_(obj, '__pydantic_fields_set__', set(values))
-        setattr_(obj, '__pydantic_extra__', None)
-        setattr_(obj, '__pydantic_private__', None)
-        return obj
-
-    try:
-        a, b = construct(**probe), cls.model_construct(**probe)
-        same = (a == b and a.model_dump() == b.model_dump() and a.model_fields_set == b.model_fields_set
-                and a.model_dump_json() == b.model_dump_json())
-    except Exception:  # noqa: BLE001 - any surprise means: use the public API
-        same = False
-    return construct if same else cls.model_construct
-
-
 class _Protocol:
-    """LMDeploy's pydantic types and fast constructors for them."""
+    """LMDeploy's pydantic types and the compiled converter to them."""
 
     def __init__(self, module: Any) -> None:
+        from lmparse.compat.lmdeploy_types import Converter
+
         self.module = module
         self.DeltaMessage: Any = module.DeltaMessage
         self.DeltaToolCall: Any = module.DeltaToolCall
@@ -187,54 +160,12 @@ class _Protocol:
         self.ToolCall: Any = module.ToolCall
         self.FunctionCall: Any = module.FunctionCall
         self.ChatCompletionRequest: Any = module.ChatCompletionRequest
-        # No validation: the values are lmparse's typed fields.
-        self._function = _fast_constructor(self.FunctionCall, name='f', arguments='{}')
-        self._call = _fast_constructor(self.ToolCall, id='c', type='function',
-                                       function=self._function(name='f', arguments='{}'))
-        self._function_delta = _fast_constructor(self.DeltaFunctionCall, name='f')
-        self._tool_delta = _fast_constructor(self.DeltaToolCall, id='c', type='function', index=0,
-                                             function=self._function_delta(arguments='{'))
-        self._message = _fast_constructor(self.DeltaMessage, role='assistant',
-                                          tool_calls=[self._tool_delta(index=0, id=None, type=None, function=None)])
-
-    def tool_delta(self, d: Any) -> Any:
-        f = d.function
-        if f is not None:
-            name, arguments = f.name, f.arguments
-            # Only the fields LMDeploy passes are "set" (mirrors its constructors).
-            if name is None:
-                f = self._function_delta(arguments=arguments) if arguments is not None else self._function_delta()
-            elif arguments is None:
-                f = self._function_delta(name=name)
-            else:
-                f = self._function_delta(name=name, arguments=arguments)
-        return self._tool_delta(id=d.id, type=d.type, index=d.index, function=f)
-
-    def message(self, m: Any) -> Any:
-        calls = m.tool_calls
-        if calls is not None:
-            convert = self.tool_delta
-            return self._message(role=m.role, tool_calls=[convert(d) for d in calls])
-        reasoning = m.reasoning_content
-        if reasoning is not None:
-            if m.content is None:
-                return self._message(role=m.role, reasoning_content=reasoning)
-            return self._message(role=m.role, content=m.content, reasoning_content=reasoning)
-        return self._message(role=m.role, content=m.content)
-
-    def pairs(self, out: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
-        convert = self.message
-        return [(convert(m), emitted) for m, emitted in out]
-
-    def tool_call(self, c: Any) -> Any:
-        f = c.function
-        return self._call(id=c.id, type=c.type, function=self._function(name=f.name, arguments=f.arguments))
-
-    def complete(self, result: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        content, calls, reasoning = result
-        if calls is not None:
-            calls = [self.tool_call(c) for c in calls]
-        return content, calls, reasoning
+        # Instance state as model_construct sets it, checked against it once here.
+        self.converter = Converter(module)
+        self.pairs: Callable[[list[tuple[Any, bool]]], list[tuple[Any, bool]]] = self.converter.pairs
+        self.complete: Callable[[tuple[Any, Any, Any]], tuple[Any, Any, Any]] = self.converter.complete
+        self.message: Callable[[Any], Any] = self.converter.message
+        self.tool_call: Callable[[Any], Any] = self.converter.tool_call
 
 
 _PROTOCOL: _Protocol | None = None
@@ -263,8 +194,11 @@ LmdeployInternlm2ToolParser = lmparse.Internlm2ToolParser
 ResponseParser = lmparse.ResponseParser
 
 
-class _WrappedParser(ResponseParser):
-    """Forwards to one lmparse parser and converts its output to LMDeploy's types."""
+class _WrappedParser(SwappedStream, ResponseParser):
+    """Forwards to one lmparse parser and converts its output to LMDeploy's types.
+
+    ``stream_chunk`` / ``parse_complete`` are compiled (``SwappedStream``).
+    """
 
     _inner: Any
     _types: _Protocol
@@ -296,19 +230,26 @@ class _WrappedParser(ResponseParser):
     def reasoning_tokens(self, value: int | None) -> None:
         self._inner.reasoning_tokens = value
 
-    def stream_chunk(self, delta_text: str | None, delta_token_ids: Sequence[int] | None = None,
-                     final: bool = False, **kwargs: Any) -> list[tuple[Any, bool]]:
-        out = self._inner.stream_chunk(delta_text, delta_token_ids, final, **kwargs)
-        if not out:
-            return out  # type: ignore[no-any-return]
-        return self._types.pairs(out)
-
-    def parse_complete(self, text: str, token_ids: Sequence[int] | None = None,
-                       **kwargs: Any) -> tuple[Any, Any, Any]:
-        return self._types.complete(self._inner.parse_complete(text, token_ids, **kwargs))
+    def _wrap(self, inner: Any) -> None:
+        types_ = _protocol()
+        object.__setattr__(self, '_types', types_)
+        object.__setattr__(self, '_inner', inner)
+        self._attach(inner, types_.converter)
 
 
 _INNER_LOCK = threading.Lock()
+
+
+def _validate_tokenizer(rcls: Any, tokenizer: Any) -> None:
+    """lmparse's tag check, raising with LMDeploy's message text."""
+    try:
+        rcls.validate_tokenizer(tokenizer)
+    except RuntimeError as err:
+        vocab = tokenizer.get_vocab()
+        missing = [tag for tag in (rcls.reasoning_open_token or rcls.get_reasoning_open_tag(),
+                                   rcls.get_reasoning_close_tag()) if tag not in vocab]
+        raise RuntimeError(f'{rcls.__name__} reasoning parser could not get reasoning tokens '
+                           f'from the tokenizer: {missing!r}') from err
 
 
 class LmdeployBaseResponseParser(_WrappedParser):
@@ -336,8 +277,7 @@ class LmdeployBaseResponseParser(_WrappedParser):
         entry = self._inner_cache.get(cls)
         if entry is None or entry[0] is not rcls or entry[1] is not tcls or entry[2] is not tok:
             entry = cls._build_inner(rcls, tcls, tok)
-        object.__setattr__(self, '_types', _protocol())
-        object.__setattr__(self, '_inner', entry[3](request))
+        self._wrap(entry[3](request))
 
     @classmethod
     def _build_inner(cls, rcls: Any, tcls: Any, tok: Any) -> tuple[Any, Any, Any, type]:
@@ -368,7 +308,7 @@ class LmdeployBaseResponseParser(_WrappedParser):
         if reasoning_parser_name is not None:
             cls.reasoning_parser_cls = ReasoningParserManager.get(reasoning_parser_name)
             if tokenizer is not None:
-                cls.reasoning_parser_cls.validate_tokenizer(tokenizer)
+                _validate_tokenizer(cls.reasoning_parser_cls, tokenizer)
         if tool_parser_name is not None:
             cls.tool_parser_cls = ToolParserManager.get(tool_parser_name)
 
@@ -406,8 +346,7 @@ class LmdeployGptOssResponseParser(_WrappedParser):
             entry = (tok, mode, inner_cls)
             with _INNER_LOCK:
                 cls._inner_cache[cls] = entry
-        object.__setattr__(self, '_types', _protocol())
-        object.__setattr__(self, '_inner', entry[2](request))
+        self._wrap(entry[2](request))
 
     @classmethod
     def set_parsers(cls, reasoning_parser_name: str | None = None, tool_parser_name: str | None = None,
@@ -435,94 +374,6 @@ def _populate_registries() -> None:
     ResponseParserManager.module_dict.setdefault('gpt-oss', LmdeployGptOssResponseParser)
 
 
-def _module_namespaces(p: _Protocol) -> dict[str, dict[str, Any]]:
-    """Public names of each swapped module (LMDeploy 0.18's, minus typing helpers)."""
-    from lmparse.tools.dsml import DSML_TOKEN
-
-    log = logging.getLogger('lmdeploy')
-    reasoning_base = {'ReasoningParser': lmparse.ReasoningParser, 'ReasoningParserManager': ReasoningParserManager}
-    tool_base = {'ToolParser': lmparse.ToolParser, 'ToolParserManager': ToolParserManager}
-    tool_classes = {
-        'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
-        'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser,
-        'Glm47ToolParser': lmparse.Glm47ToolParser,
-        'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser,
-        'Internlm2ToolParser': LmdeployInternlm2ToolParser,
-        'JsonToolParser': lmparse.JsonToolParser,
-        'KimiK2ToolParser': lmparse.KimiK2ToolParser,
-        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser,
-        'Qwen3ToolParser': lmparse.Qwen3ToolParser,
-        'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
-        'XmlToolParser': lmparse.XmlToolParser,
-    }
-    return {
-        _ROOT: {'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
-                'ResponseParserManager': ResponseParserManager, 'validate_parser_names': validate_parser_names},
-        _ROOT + '.response_parser': {
-            'BaseResponseParser': LmdeployBaseResponseParser, 'DeltaMessage': p.DeltaMessage,
-            'Registry': LmdeployRegistry, 'ResponseParser': ResponseParser,
-            'ResponseParserManager': ResponseParserManager, 'logger': log,
-            'normalize_chat_request': _req.normalize_chat_request, 'validate_parser_names': validate_parser_names},
-        _REASONING: {**reasoning_base, 'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES,
-                     'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser,
-                     'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser,
-                     'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
-        _REASONING + '.reasoning_parser': {**reasoning_base, 'Registry': LmdeployRegistry,
-                                           'LEGACY_REASONING_PARSER_NAMES': LEGACY_REASONING_PARSER_NAMES},
-        _REASONING + '.deepseek_v3_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV3ReasoningParser': lmparse.DeepSeekV3ReasoningParser},
-        _REASONING + '.deepseek_v32_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV32ReasoningParser': lmparse.DeepSeekV32ReasoningParser},
-        _REASONING + '.deepseek_v4_reasoning_parser': {
-            **reasoning_base, 'DeepSeekV4ReasoningParser': lmparse.DeepSeekV4ReasoningParser},
-        _TOOL: {**tool_base, **tool_classes},
-        _TOOL + '.tool_parser': {**tool_base, 'Registry': LmdeployRegistry, 'DeltaToolCall': p.DeltaToolCall,
-                                 'FunctionCall': p.FunctionCall, 'ToolCall': p.ToolCall,
-                                 'dump_tools': _req.dump_tools},
-        _TOOL + '.json_tool_parser': {'ToolParser': lmparse.ToolParser, 'JsonToolParser': lmparse.JsonToolParser,
-                                      'JsonValueScanner': lmparse.JsonValueScanner, 'DeltaToolCall': p.DeltaToolCall,
-                                      'JsonParsePhase': JsonParsePhase},
-        _TOOL + '.json_value_scanner': {'JsonValueScanner': lmparse.JsonValueScanner},
-        _TOOL + '.xml_tool_parser': {'ToolParser': lmparse.ToolParser, 'XmlToolParser': lmparse.XmlToolParser,
-                                     'DeltaToolCall': p.DeltaToolCall, 'XmlParsePhase': XmlParsePhase},
-        _TOOL + '.qwen3_tool_parser': {'ToolParserManager': ToolParserManager,
-                                       'JsonToolParser': lmparse.JsonToolParser,
-                                       'Qwen3ToolParser': lmparse.Qwen3ToolParser},
-        _TOOL + '.internlm2_tool_parser': {'ToolParserManager': ToolParserManager,
-                                           'JsonToolParser': lmparse.JsonToolParser,
-                                           'Internlm2ToolParser': LmdeployInternlm2ToolParser},
-        _TOOL + '.llama3_tool_parser': {'ToolParserManager': ToolParserManager,
-                                        'JsonToolParser': lmparse.JsonToolParser,
-                                        'Llama3JsonToolParser': lmparse.Llama3JsonToolParser},
-        _TOOL + '.qwen3coder_tool_parser': {'ToolParserManager': ToolParserManager,
-                                            'XmlToolParser': lmparse.XmlToolParser,
-                                            'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser},
-        _TOOL + '.interns2preview_tool_parser': {'ToolParserManager': ToolParserManager,
-                                                 'Qwen3CoderToolParser': lmparse.Qwen3CoderToolParser,
-                                                 'InternS2PreviewToolParser': lmparse.InternS2PreviewToolParser},
-        _TOOL + '.glm47_tool_parser': {'ToolParserManager': ToolParserManager,
-                                       'XmlToolParser': lmparse.XmlToolParser,
-                                       'Glm47ToolParser': lmparse.Glm47ToolParser},
-        _TOOL + '.kimi_k2_tool_parser': {**tool_base, 'DeltaToolCall': p.DeltaToolCall,
-                                         'JsonValueScanner': lmparse.JsonValueScanner,
-                                         'KimiK2ToolParser': lmparse.KimiK2ToolParser},
-        _TOOL + '.deepseek_v32_tool_parser': {**tool_base, 'DSML_TOKEN': DSML_TOKEN,
-                                              'DeltaToolCall': p.DeltaToolCall,
-                                              'JsonValueScanner': lmparse.JsonValueScanner,
-                                              'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser},
-        _TOOL + '.deepseek_v4_tool_parser': {'ToolParserManager': ToolParserManager,
-                                             'DeepSeekV32ToolParser': lmparse.DeepSeekV32ToolParser,
-                                             'DeepSeekV4ToolParser': lmparse.DeepSeekV4ToolParser},
-        _ROOT + '.gpt_oss_response_parser': {'GptOssResponseParser': LmdeployGptOssResponseParser, 'logger': log},
-        _ROOT + '._openai_harmony': {
-            'GptOssResponseParser': LmdeployGptOssResponseParser, 'ResponseParser': ResponseParser,
-            'ResponseParserManager': ResponseParserManager, 'normalize_chat_request': _req.normalize_chat_request,
-            'DeltaMessage': p.DeltaMessage, 'DeltaToolCall': p.DeltaToolCall,
-            'DeltaFunctionCall': p.DeltaFunctionCall, 'ToolCall': p.ToolCall, 'FunctionCall': p.FunctionCall,
-            'logger': log},
-    }
-
-
 # The registries work without install() too (the classes can be used directly).
 _populate_registries()
 
@@ -547,12 +398,17 @@ def installed() -> bool:
 
 
 def _build_modules(p: _Protocol) -> dict[str, types.ModuleType]:
-    spaces = _module_namespaces(p)
+    spaces = _names.namespaces(p, {
+        'BaseResponseParser': LmdeployBaseResponseParser, 'GptOssResponseParser': LmdeployGptOssResponseParser,
+        'Internlm2ToolParser': LmdeployInternlm2ToolParser, 'Registry': LmdeployRegistry,
+        'ResponseParserManager': ResponseParserManager, 'ReasoningParserManager': ReasoningParserManager,
+        'ToolParserManager': ToolParserManager, 'validate_parser_names': validate_parser_names})
     modules: dict[str, types.ModuleType] = {}
     for name in LMDEPLOY_MODULES:
         mod = types.ModuleType(name, f'lmparse-backed replacement for LMDeploy 0.18\'s {name}.')
         mod.__dict__.update(spaces[name])
-        mod.__dict__['__all__'] = sorted(k for k in spaces[name] if k not in ('logger', 'Registry'))
+        if name in _names.LMDEPLOY_ALL:  # LMDeploy's other modules have no __all__
+            mod.__dict__['__all__'] = list(_names.LMDEPLOY_ALL[name])
         mod.__dict__['__lmparse_swapped__'] = True
         if name in (_ROOT, _TOOL, _REASONING):
             mod.__path__ = []  # a package, but with no importable files: unknown submodules fail cleanly

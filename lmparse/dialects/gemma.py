@@ -1,4 +1,4 @@
-"""Gemma 4: ``<|tool_call>call:NAME{...}<tool_call|>`` tool calls and the ``<|channel>`` thinking channel.
+"""Gemma 4 and FunctionGemma: ``call:NAME{...}`` brace calls, and Gemma 4's ``<|channel>`` thinking channel.
 
 Syntax: the chat template of google/gemma-4 (``chat_template.jinja``): an
 assistant call is rendered as ``<|tool_call>call:NAME{KEY:VALUE,...}<tool_call|>``
@@ -12,6 +12,18 @@ way, and with thinking off may append an empty ``<|channel>thought\\n<channel|>`
 to the prompt). Every marker is a special token. Cross-checked with vLLM's
 ``parser/gemma4.py`` (also the bare ``<|tool_call>:NAME{...}`` opener some
 checkpoints write) and SGLang's ``Gemma4Detector`` (tool and reasoning).
+
+FunctionGemma (google/functiongemma-270m-it, Gemma 3 based): the same call
+grammar with its own special tokens, per Google's "FunctionGemma formatting
+and best practices" guide and the model's chat template:
+``<start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call>``,
+every string value between two ``<escape>`` tokens, several calls as
+consecutive blocks (parallel calls), ``<start_function_response>`` a stop
+sequence. vLLM 0.33's ``functiongemma`` parser reads only ``<escape>``-delimited
+values and ``json.loads`` each of them (so ``<escape>3<escape>`` becomes
+``3``); lmparse follows the template: types come from the syntax, a delimited
+value is a string and a bare ``3`` / ``true`` is a number / boolean, as for
+Gemma 4. FunctionGemma has no thinking mode.
 """
 from __future__ import annotations
 
@@ -19,7 +31,7 @@ from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.brace_call import BraceCallToolParser
 
-__all__ = ['Gemma4ReasoningParser', 'Gemma4ToolParser']
+__all__ = ['FunctionGemmaToolParser', 'Gemma4ReasoningParser', 'Gemma4ToolParser']
 
 
 @ToolParserManager.register_module('gemma4')
@@ -32,6 +44,18 @@ class Gemma4ToolParser(BraceCallToolParser):
     # ``call:`` as the template writes it; some checkpoints write only ``:``.
     call_prefixes = ('call:', ':')
     # The markers are special tokens: keep them in the decoded text.
+    request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
+
+
+@ToolParserManager.register_module('functiongemma')
+class FunctionGemmaToolParser(BraceCallToolParser):
+    """``<start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call>``, converted to JSON."""
+
+    tool_open_tag = '<start_function_call>'
+    tool_close_tag = '<end_function_call>'
+    string_delimiter = '<escape>'
+    call_prefixes = ('call:',)
+    # The markers are special tokens: keep them in the decoded text (as vLLM's adjust_request does).
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
 
 

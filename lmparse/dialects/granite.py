@@ -1,7 +1,13 @@
-"""IBM Granite 3.x (JSON-array tool calls, "Here is my thought process:" reasoning) and Granite 4.
+"""IBM Granite: 20B-FunctionCalling, 3.x (JSON-array tool calls, "Here is my thought process:" reasoning), 4.x.
 
 Syntax:
 
+- Granite-20B-FunctionCalling (vLLM's ``examples/tool_chat_template_granite_20b_fc.jinja``:
+  an assistant turn writes ``<function_call> {"name": ..., "arguments": {...}}`` per
+  call, one after the other, no close tag; vLLM 0.33's
+  ``granite_20b_fc_tool_parser.py``, ``granite-20b-fc``). The template asks for
+  ``{"name": "no_function", ...}`` when no tool fits: not an offered tool, so
+  no call (dropped like any unknown name).
 - Granite 3.0-3.3 chat templates (ibm-granite/granite-3.x-*-instruct
   ``tokenizer_config.json``: "respond only with <|tool_call|> followed by a
   JSON list of tools used"): ``<|tool_call|>[{"name": "f", "arguments": {...}}, ...]``,
@@ -16,11 +22,17 @@ Syntax:
 - Granite 4.0 (ibm-granite/granite-4.0-* chat template: "return a json object
   with function name and arguments within <tool_call></tool_call> XML tags"):
   the Hermes format, so ``granite4`` is an alias of ``hermes``
-  (``lmparse.dialects.hermes``), as vLLM's ``granite4_tool_parser.py`` reads.
-- Granite 4.2 thinking (vLLM / SGLang ``granite_thinking_parser``): ``<think>``
-  ... ``</think>``, starting in reasoning unless ``enable_thinking`` is False:
-  an alias of the ``default`` reasoning parser. (Its tool calls are the
-  Nemotron V3 / Qwen3-Coder XML format.)
+  (``lmparse.dialects.hermes``), as vLLM's ``granite4_tool_parser.py`` reads
+  (JSON between ``<tool_call>`` / ``</tool_call>``, ``skip_special_tokens=False``
+  when tools are offered, as ``hermes`` asks).
+- Granite 4.2 thinking (vLLM's ``vllm/parser/granite_thinking.py`` behind
+  ``vllm/reasoning/granite_thinking_engine_reasoning_parser.py``, registered as
+  ``granite_thinking_parser`` in vLLM's and SGLang's reasoning names):
+  ``<think>`` ... ``</think>``, starting in reasoning unless ``enable_thinking``
+  is False: an alias of the ``default`` reasoning parser. Its tool calls are the
+  Nemotron V3 / Qwen3-Coder XML format (``qwen3coder``). vLLM also strips the
+  newlines the template writes after ``</think>`` from the start of the
+  content; lmparse keeps them (it never drops text the model wrote).
 """
 from __future__ import annotations
 
@@ -28,7 +40,7 @@ from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 
-__all__ = ['GraniteReasoningParser', 'GraniteToolParser']
+__all__ = ['Granite20bFcToolParser', 'GraniteReasoningParser', 'GraniteToolParser']
 
 
 @ToolParserManager.register_module('granite')
@@ -41,6 +53,14 @@ class GraniteToolParser(JsonToolParser):
     bare_call_open = '<tool_call>'
     # <|tool_call|> is a special token: keep it in the decoded text.
     request_settings_with_tools = {'skip_special_tokens': False}
+
+
+@ToolParserManager.register_module('granite-20b-fc')
+class Granite20bFcToolParser(JsonToolParser):
+    """``<function_call> {"name": ..., "arguments": {...}}`` per call, no close tag."""
+
+    tool_open_tag = '<function_call>'
+    tool_close_tag = None
 
 
 @ReasoningParserManager.register_module('granite')

@@ -19,6 +19,11 @@ channel, ``<|open|>response<|sep|>...<|close|>response<|sep|>`` (its opener ofte
 prefilled by the serving layer), and a message ends with ``<|close|>message<|sep|>``
 (the same sources' ``RESPONSE_OPEN`` / ``RESPONSE_CLOSE`` / ``MESSAGE_CLOSE``): both
 parsers declare these as ``content_markers``, which the router drops.
+
+Kimi-VL-Thinking / Kimi thinking models (moonshotai/Kimi-VL-A3B-Thinking): the
+model opens its reasoning itself with ``◁think▷`` and closes it with
+``◁/think▷``, the answer follows (SGLang 0.5.23's ``kimi`` reasoning,
+``KimiDetector``: not forced into reasoning). vLLM 0.33 has no such parser.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.sections import SectionToolParser
 
-__all__ = ['KimiK2ToolParser', 'KimiK3ReasoningParser', 'KimiK3ToolParser']
+__all__ = ['KimiK2ToolParser', 'KimiK3ReasoningParser', 'KimiK3ToolParser', 'KimiThinkReasoningParser']
 
 # XTML channel syntax around the answer: never part of it.
 K3_CONTENT_MARKERS = ('<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>')
@@ -110,3 +115,12 @@ class KimiK3ReasoningParser(ReasoningParser):
 
 # vLLM's and SGLang's ``kimi_k2`` reasoning (Kimi K2 Thinking): ``<think>`` … ``</think>``: 'default'.
 ReasoningParserManager.register_module('kimi_k2', module=ReasoningParser)
+
+
+@ReasoningParserManager.register_module(['kimi', 'kimi-vl'])
+class KimiThinkReasoningParser(ReasoningParser):
+    """``◁think▷`` ... ``◁/think▷``, opened by the model; output starts as content."""
+
+    reasoning_open_tag = '◁think▷'
+    reasoning_close_tag = '◁/think▷'
+    open_tag_in_prompt = False

@@ -82,9 +82,10 @@ cdef inline Py_ssize_t _name_prefix(int kind, void *data, Py_ssize_t s, Py_ssize
 
 
 cdef inline tuple json_bare_confirm(str text, Py_ssize_t size, bint final, str name_key, tuple arg_keys,
-                                    object allowed, Py_ssize_t max_name, object loads):
+                                    object allowed, Py_ssize_t max_name, object loads, bint array=False):
     """Decide the bare envelope at the start of ``text``: ``(verdict, pos, name, argument key)``.
 
+    ``array``: the envelope is the first of a JSON array (``[`` before its ``{``).
     ``name_key`` and ``arg_keys`` are written with their quotes; ``loads``
     (``json.loads``) decodes a name written with escapes.
     BARE_CONFIRMED: ``pos`` is just after the argument key's ``:``.
@@ -98,7 +99,7 @@ cdef inline tuple json_bare_confirm(str text, Py_ssize_t size, bint final, str n
     cdef bint whole, over, escaped = False
     cdef str name = None, lit, arg_key = None
     cdef int step
-    for step in range(8):
+    for step in range(-1 if array else 0, 8):
         # { "name" : " NAME" , "KEY" :  -- whitespace may precede each step
         p = _skip_ws(kind, data, p, size, &over)
         if over:
@@ -152,7 +153,7 @@ cdef inline tuple json_bare_confirm(str text, Py_ssize_t size, bint final, str n
                 return (BARE_REJECTED, p + best, None, None)
             p += PyUnicode_GET_LENGTH(arg_key)
             continue
-        lit = u'{' if step == 0 else name_key if step == 1 else u'"' if step == 3 else u',' if step == 5 else u':'
+        lit = u'[' if step == -1 else u'{' if step == 0 else name_key if step == 1 else u'"' if step == 3 else u',' if step == 5 else u':'
         k = _lit_len(kind, data, p, size, lit)
         if k < PyUnicode_GET_LENGTH(lit):
             if p + k == size:

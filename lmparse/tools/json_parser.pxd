@@ -16,6 +16,8 @@ cdef class JsonToolParser(ToolParser):
     cdef object _open_tag
     # envelope_array layout (Mistral pre-v11, Granite 3) and a bare opener to skip
     cdef bint _envelope_array
+    cdef bint _name_as_key
+    cdef bint _bare_array
     cdef bint _in_array
     cdef Py_ssize_t _skip_open
     # argument_field_aliases; a bare call's quoted name key and argument keys

@@ -23,6 +23,7 @@ class JsonToolParser(ToolParser):
     argument_field: ClassVar[str]
     envelope_array: ClassVar[bool]
     argument_field_aliases: ClassVar[tuple[str, ...]]
+    name_as_key: ClassVar[bool]
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner

@@ -14,8 +14,11 @@ close tag continues only with ``;`` + whitespace + ``{``.
 A dialect declaring ``envelope_array`` writes its calls as one JSON array of
 envelopes (``[{...}, {...}]``; Mistral before v11, Granite 3): ``,`` between
 envelopes, and without a close tag the array's ``]`` ends the block (text
-after it is content). A payload that starts with anything but ``[`` or ``{``
-is no call: the block ends before it and the text is content. A dialect
+after it is content); an open tag ending in ``[`` (``functools[``) opens the
+array itself. A payload that starts with anything but ``[`` or ``{``
+is no call: the block ends before it and the text is content.
+``name_as_key`` envelopes are ``{"NAME": {arguments}}`` (Apertus): the first
+key is the name, its value the arguments. A dialect
 declaring a ``bare_call_open`` tag (any but ``'{'``) has a second opener (Granite's ``<tool_call>``
 beside ``<|tool_call|>``): the router leaves it in the text and the block
 skips it.
@@ -27,7 +30,8 @@ decoded once, at its closing quote.
 
 Bare calls (``bare_call_open = '{'``, Llama 3.x ``llama3_json``): an envelope
 with no open tag at the start of the response, confirmed by ``json_bare``
-before anything is emitted; ``argument_field_aliases`` names other keys that
+before anything is emitted (``'['`` with ``envelope_array``: the array of
+envelopes, xLAM); ``argument_field_aliases`` names other keys that
 carry the arguments (``"arguments"`` beside ``"parameters"``).
 """
 import json
@@ -116,8 +120,8 @@ cdef tuple _declared_fields(type cls):
     return fields
 
 
-# class -> (envelope_array, bare_call_open) as declared; cached like _declared.
-cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open')
+# class -> (envelope_array, bare_call_open, name_as_key) as declared; cached like _declared.
+cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open', 'name_as_key')
 cdef dict _declared_layouts = {}
 
 
@@ -131,6 +135,8 @@ cdef tuple _declared_layout(type cls):
     bare = layout[1]
     if bare is not None and (type(bare) is not str or not bare):
         raise TypeError(f'{cls.__name__}.bare_call_open must be a non-empty str or None, got {bare!r}')
+    if bare == '[' and not layout[0]:
+        raise TypeError(f"{cls.__name__}.bare_call_open '[' needs envelope_array = True")
     if len(_declared_layouts) >= 256:
         _declared_layouts.clear()
     _declared_layouts[cls] = layout
@@ -168,11 +174,14 @@ cdef class JsonToolParser(ToolParser):
     envelope_array = False
     # Other keys that carry the arguments (Llama 3.x writes either).
     argument_field_aliases = ()
+    # True: an envelope is ``{"NAME": {arguments}}``, its first key the name (Apertus).
+    name_as_key = False
 
     def __cinit__(self, *args, **kwargs):
         cdef tuple fields = _declared_fields(type(self))
         cdef tuple layout = _declared_layout(type(self))
         self._envelope_array = bool(layout[0])
+        self._name_as_key = bool(layout[2])
         # a second opener the router finds in plain text (not with a Python payload hook)
         self._bare_open = layout[1] if not (self._hooks & HOOK_PAYLOAD) else None
         self._in_array = False
@@ -180,8 +189,10 @@ cdef class JsonToolParser(ToolParser):
         self._name_field = <str>fields[0]
         self._argument_field = <str>fields[1]
         self._argument_aliases = <tuple>fields[2]
-        if self._bare_open == '{':
-            self._bare_at_start = True  # a bare JSON object is a call only at the start of the response
+        if self._bare_open == '{' or self._bare_open == '[':
+            # a bare JSON object (or, with envelope_array, array) is a call only at the start of the response
+            self._bare_at_start = True
+            self._bare_array = self._bare_open == '['
             self._bare_name_key = '"' + self._name_field + '"'
             self._bare_keys = tuple('"' + key + '"' for key in (self._argument_field,) + self._argument_aliases)
         self._value_scanner = JsonValueScanner()
@@ -202,7 +213,8 @@ cdef class JsonToolParser(ToolParser):
         ToolParser.begin_block_c(self)
         open_tag = self.get_tool_open_tag()
         self._open_tag = open_tag if isinstance(open_tag, str) and open_tag else None
-        self._in_array = False
+        # an open tag ending in '[' (Phi-4-mini's 'functools[') opens the envelope array itself
+        self._in_array = self._envelope_array and self._open_tag is not None and self._open_tag.endswith('[')
         self._skip_open = 0
         self.next_envelope(P_START)
         self._bare_pending = False
@@ -228,9 +240,12 @@ cdef class JsonToolParser(ToolParser):
             if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
                 longest = PyUnicode_GET_LENGTH(name)
         verdict, pos, name, key = json_bare_confirm(text, size, final, self._bare_name_key, self._bare_keys,
-                                                    allowed, longest, json.loads)
+                                                    allowed, longest, json.loads, self._bare_array)
         if verdict == BARE_CONFIRMED:
             self._bare_pending = False
+            if self._bare_array:
+                self._in_array = True
+                self._close_tag = None  # a bare array has no close tag: its ']' ends the block
             self.emit_c(deltas, name, None)
             self._name_emitted = True
             self._json_key = key
@@ -430,7 +445,13 @@ cdef class JsonToolParser(ToolParser):
     cdef int string_done(self, list deltas, str value) except -1:
         """A key (phase key) or the name (phase value) string ended."""
         if self._phase == P_KEY:
-            self._json_key = value
+            if self._name_as_key and not self._name_emitted and not self._arguments_seen:
+                # {"NAME": {...}}: the first key is the call's name, its value the arguments
+                self.emit_c(deltas, value, None)
+                self._name_emitted = True
+                self._json_key = self._argument_field
+            else:
+                self._json_key = value
             self._phase = P_COLON
             return 0
         if not self._name_emitted:
@@ -465,11 +486,11 @@ cdef class JsonToolParser(ToolParser):
         cdef int phase
         cdef Py_ssize_t at
         cdef str value
-        close_tag = self._close_tag
         if self._bare_pending:
             pos = self.bare_start(text, size, deltas, final)
             if self._bare_pending or self._payload_closed:
                 return pos
+        close_tag = self._close_tag  # read after bare_start, which may drop it
         if close_tag is not None and PyUnicode_GET_LENGTH(close_tag):
             close_first = PyUnicode_READ(PyUnicode_KIND(close_tag), PyUnicode_DATA(close_tag), 0)
         if self._skip_open:

@@ -1,0 +1,116 @@
+"""MBZUAI IFM K2 Horizon tool calls and reasoning (vLLM's and SGLang's ``k2_horizon``).
+
+The release templates' output as both engines parse it::
+
+    <ifm|think>...</ifm|think>            (prefilled open token; effort picks the pair)
+    <ifm|tool_calls>
+    <ifm|tool_call>NAME
+    <ifm|arg_key>KEY</ifm|arg_key>
+    <ifm|arg_value>VALUE</ifm|arg_value>
+    </ifm|tool_call>
+    </ifm|tool_calls>
+
+(``xml_typed`` adds ``<ifm|arg_type>T</ifm|arg_type>`` before each value).
+Every marker is a special token. Literal results over every chunking
+(``tests/catalogue.py``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lmparse import K2HorizonReasoningParser, K2HorizonToolParser, ReasoningParserManager, ToolParserManager
+from tests.catalogue import Case, dialect_suite, request_field
+
+GO, GC, CO, CC = '<ifm|tool_calls>', '</ifm|tool_calls>', '<ifm|tool_call>', '</ifm|tool_call>'
+KO, KC, TO_, TC_, VO, VC = ('<ifm|arg_key>', '</ifm|arg_key>', '<ifm|arg_type>', '</ifm|arg_type>',
+                            '<ifm|arg_value>', '</ifm|arg_value>')
+THINK = {'high': ('<ifm|think>', '</ifm|think>'), 'medium': ('<ifm|think_fast>', '</ifm|think_fast>'),
+         'low': ('<ifm|think_faster>', '</ifm|think_faster>')}
+SPECIAL = (GO, GC, CO, CC, KO, KC, TO_, TC_, VO, VC, *(t for pair in THINK.values() for t in pair))
+TAGS = SPECIAL
+END = THINK['high'][1]
+
+
+def call(name: str, typed: bool = False, **args: tuple[str, str] | str) -> str:
+    body = ''
+    for k, v in args.items():
+        kind, value = v if isinstance(v, tuple) else ('string', v)
+        body += f'\n{KO}{k}{KC}' + (f'\n{TO_}{kind}{TC_}' if typed else '') + f'\n{VO}{value}{VC}'
+    return f'{CO}{name}{body}\n{CC}'
+
+
+def group(*calls: str) -> str:
+    return GO + '\n' + '\n'.join(calls) + '\n' + GC
+
+
+def case(id: str, text: str, content: str | None, reasoning: str | None, calls: Any = (),
+         reasoning_parser: str | None = 'k2_horizon', **kwargs: Any) -> Case:
+    request = {'chat_template_kwargs': kwargs} if kwargs else {}
+    return Case(id, text, content, reasoning, list(calls), reasoning_parser, 'k2_horizon', request)
+
+
+W = '{"city": "Paris", "unit": "celsius"}'
+CASES = [
+    case('basic', f'The user wants weather.{END}\nChecking.\n' + group(call('get_weather', city='Paris',
+         unit='celsius')), '\nChecking.\n', 'The user wants weather.', [('get_weather', W)]),
+    case('generated-open-token-dropped', f'{THINK["high"][0]}x{END}y', 'y', 'x'),
+    case('several-calls-one-group', f'x{END}\n' + group(call('search', query='q', limit='3'), call('rm_rf', p='/'),
+         f'{CO}get_time{CC}'), '\n', 'x', [('search', '{"query": "q", "limit": 3}'), ('get_time', '{}')]),
+    case('typed-arguments', f'x{END}' + group(call('search', typed=True, query=('string', '42'),
+         limit=('integer', '5'))), None, 'x', [('search', '{"query": "42", "limit": 5}')], tool_call_format='xml_typed'),
+    case('multiline-value', f'x{END}' + group(call('search', query='line 1\nline 2 <ifm|x> "q"')), None, 'x',
+         [('search', '{"query": "line 1\\nline 2 <ifm|x> \\"q\\""}')]),
+    case('effort-medium', f'x{THINK["medium"][1]}y' + group(call('get_time')), 'y', 'x', [('get_time', '{}')],
+         reasoning_effort='medium'),
+    case('effort-low', f'x{THINK["low"][1]}y', 'y', 'x', reasoning_effort='low'),
+    case('other-effort-close-is-reasoning', f'x{THINK["low"][1]}y', None, f'x{THINK["low"][1]}y'),
+    case('text-after-group', f'x{END}' + group(call('get_time')) + '\n\nDone.', '\n\nDone.', 'x',
+         [('get_time', '{}')]),
+    case('group-inside-reasoning', 'Look.' + group(call('get_time')) + f'more{END}Done.', 'Done.', 'Look.more',
+         [('get_time', '{}')]),
+    case('call-outside-group-is-text', f'x{END}ok {CO}get_time{CC}', f'ok {CO}get_time{CC}', 'x'),
+    case('no-reasoning-parser', 'ok' + group(call('get_time')), 'ok', None, [('get_time', '{}')],
+         reasoning_parser=None),
+    # truncated / malformed (best effort, the same for every chunking)
+    case('missing-value-close', f'x{END}{GO}{CO}search{KO}query{KC}{VO}abc{KO}limit{KC}{VO}2{VC}{CC}{GC}tail', 'tail',
+         'x', [('search', '{"query": "abc", "limit": 2}')]),
+    case('truncated-in-value', f'x{END}{GO}\n{CO}search\n{KO}query{KC}\n{VO}ab', None, 'x',
+         [('search', '{"query": "ab"}')]),
+    case('truncated-in-name', f'x{END}ok{GO}\n{CO}sea', 'ok', 'x'),
+    case('truncated-in-reasoning', 'still thinking', None, 'still thinking'),
+]
+
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+
+
+def test_registered_and_declared(make_parser: Any) -> None:
+    assert ToolParserManager.get('k2_horizon') is K2HorizonToolParser
+    assert ReasoningParserManager.get('k2_horizon') is K2HorizonReasoningParser
+    assert (K2HorizonToolParser.get_tool_open_tag(), K2HorizonToolParser.get_tool_close_tag()) == (GO, GC)
+    assert request_field(make_parser(None, 'k2_horizon'), 'skip_special_tokens') is False
+
+
+@pytest.mark.parametrize('effort', sorted(THINK))
+def test_effort_selects_the_tags(effort: str) -> None:
+    parser = K2HorizonReasoningParser(reasoning_effort=effort)
+    assert (parser.get_reasoning_open_tag(), parser.get_reasoning_close_tag()) == THINK[effort]
+    assert isinstance(parser, K2HorizonReasoningParser) and parser.starts_in_reasoning_mode() is True
+
+
+def test_unknown_effort_is_an_error(make_parser: Any) -> None:
+    with pytest.raises(ValueError, match='reasoning_effort'):
+        make_parser('k2_horizon', 'k2_horizon', chat_template_kwargs={'reasoning_effort': 'extreme'})
+
+
+@pytest.mark.parametrize('fmt', ['json', 'yaml'])
+def test_unsupported_tool_call_format_is_an_error(make_parser: Any, fmt: str) -> None:
+    with pytest.raises(ValueError, match='tool_call_format'):
+        make_parser(None, 'k2_horizon', chat_template_kwargs={'tool_call_format': fmt})
+
+
+def test_required_tool_choice_is_refused(make_parser: Any) -> None:
+    with pytest.raises(ValueError, match='does not support'):
+        make_parser(None, 'k2_horizon', tool_choice='required')
