@@ -83,6 +83,12 @@ from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
+from lmparse.dialects.response_template import (
+    ResponseTemplateError,
+    ResponseTemplateReasoningParser,
+    ResponseTemplateToolParser,
+    compile_response_template,
+)
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 from lmparse.dialects.spark import Spark25ToolParser
 from lmparse.dialects.trinity import TrinityToolParser
@@ -177,6 +183,9 @@ __all__ = [
     'ReasoningParserManager',
     'ResponseParser',
     'ResponseParserManager',
+    'ResponseTemplateError',
+    'ResponseTemplateReasoningParser',
+    'ResponseTemplateToolParser',
     'SectionToolParser',
     'SeedOssReasoningParser',
     'SeedOssToolParser',
@@ -187,6 +196,7 @@ __all__ = [
     'TrinityToolParser',
     'XlamToolParser',
     'XmlToolParser',
+    'compile_response_template',
     'dump_tools',
     'validate_parser_names',
     '__version__',

@@ -58,7 +58,7 @@ from lmparse.tools.base import _dump_own_tools
 
 logger = logging.getLogger('lmparse')
 
-__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
+__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas', 'for_tokenizer']
 
 cdef enum:
     M_PLAIN = 0
@@ -618,6 +618,12 @@ cdef class ResponseParserCore:
         return (content or None), (tool_calls or None), (reasoning or None)
 
 
+def for_tokenizer(cls, tokenizer):
+    """``cls``, or the class it resolves to for the served tokenizer (``hf``: its ``response_template``)."""
+    hook = getattr(cls, 'for_tokenizer', None)
+    return cls if hook is None else hook(tokenizer)
+
+
 class ResponseParser:
     """Interface of every response parser (one instance per response)."""
 
@@ -663,6 +669,7 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
         rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
         tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
+        rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
         if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
             rcls.validate_tokenizer(tokenizer)
         cls.reasoning_parser_cls = rcls

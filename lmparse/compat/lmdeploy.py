@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Literal
 import lmparse
 from lmparse import request as _req
 from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
+from lmparse.response import for_tokenizer
 from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
@@ -366,11 +367,11 @@ class LmdeployBaseResponseParser(_WrappedParser):
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
         cls.tokenizer = tokenizer
         if reasoning_parser_name is not None:
-            cls.reasoning_parser_cls = ReasoningParserManager.get(reasoning_parser_name)
+            cls.reasoning_parser_cls = for_tokenizer(ReasoningParserManager.get(reasoning_parser_name), tokenizer)
             if tokenizer is not None:
                 cls.reasoning_parser_cls.validate_tokenizer(tokenizer)
         if tool_parser_name is not None:
-            cls.tool_parser_cls = ToolParserManager.get(tool_parser_name)
+            cls.tool_parser_cls = for_tokenizer(ToolParserManager.get(tool_parser_name), tokenizer)
 
     @classmethod
     def chat_template_kwargs_from_request(cls, request: Any) -> dict[str, Any]:
