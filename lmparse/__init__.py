@@ -59,6 +59,7 @@ from lmparse.dialects.hunyuan import (
     HunyuanA13BToolParser,
 )
 from lmparse.dialects.holo import Holo2ReasoningParser
+from lmparse.dialects.inkling import InklingReasoningParser, InklingToolParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
 from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
 from lmparse.dialects.jamba import JambaToolParser
@@ -145,6 +146,8 @@ __all__ = [
     'HunyuanA13BToolParser',
     'IQuestQ1ReasoningParser',
     'IQuestQ1ToolParser',
+    'InklingReasoningParser',
+    'InklingToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JambaToolParser',

@@ -6,7 +6,7 @@ same fields (see ``lmparse.request``).
 """
 import logging
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final, Literal, TypeVar
+from typing import Any, ClassVar, Final, Literal
 
 from typing_extensions import Self, disjoint_base
 
@@ -14,16 +14,12 @@ from lmparse.protocol import DeltaMessage, DeltaToolCall, ToolCall
 from lmparse.reasoning import ReasoningParser
 from lmparse.tools.base import ToolParser
 
-__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas', 'for_tokenizer']
+__all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
 
 def aggregate_deltas(messages: list[tuple[DeltaMessage, bool]]) -> tuple[str, str, list[DeltaToolCall]]: ...
 
 logger: logging.Logger
 
-def for_tokenizer(cls: _C, tokenizer: Any) -> _C:
-    """``cls``, or the class it resolves to for the served tokenizer (``hf``: its ``response_template``)."""
-
-_C = TypeVar('_C')
 _Mode = Literal["plain", "reasoning", "tool"]
 
 @disjoint_base

@@ -32,8 +32,7 @@ from typing import Any, ClassVar, Literal
 
 import lmparse
 from lmparse import request as _req
-from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry
-from lmparse.response import for_tokenizer
+from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, for_tokenizer
 from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
