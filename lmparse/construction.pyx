@@ -224,9 +224,12 @@ cdef tuple block_headers(object reasoning_parser, object tool_parser, tuple mark
     A header marker (a content marker) opens a block header: the text after it
     up to a header end (the marker naming the block's kind) is metadata, never
     text, as Inkling's ``<|message_model|>NAME<|content_invoke_tool_json|>``;
-    ``header_at_start``: the prompt ends with a header marker. ``reach``: the
-    longest header end.
+    ``header_at_start``: the prompt ends with a header marker. All are declared
+    beside content markers. ``reach``: the longest header end.
     """
+    if markers is None:
+        # headers come with content markers (a header marker is one): most dialects stop here
+        return None, None, 0, False
     opens, ends = [], []
     at_start = False
     for owner in (reasoning_parser, tool_parser):
@@ -236,7 +239,7 @@ cdef tuple block_headers(object reasoning_parser, object tool_parser, tuple mark
             for marker in getattr(owner, attr, None) or ():
                 if type(marker) is not str or not marker:
                     raise TypeError(f'{type(owner).__name__}.{attr}: {marker!r} is not a non-empty str')
-                if attr == 'header_markers' and (markers is None or marker not in markers):
+                if attr == 'header_markers' and marker not in markers:
                     raise TypeError(f'{type(owner).__name__}.header_markers: {marker!r} is not a content marker')
                 if marker not in into:
                     into.append(marker)
