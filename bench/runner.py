@@ -16,6 +16,8 @@ def lmparse_class(fixture: BenchFixture) -> type:
     if hasattr(cls, 'with_parsers'):
         # gpt-oss (Harmony) also takes an input mode: 'text' fixtures carry the special tokens in the text.
         kwargs = {'input_mode': fixture.extra['input_mode']} if 'input_mode' in fixture.extra else {}
+        if 'tokenizer' in fixture.extra:  # 'hf': the parsers come from the tokenizer's response_template
+            kwargs['tokenizer'] = fixture.extra['tokenizer']
         cls = cls.with_parsers(fixture.reasoning_parser, fixture.tool_parser, **kwargs)
     return cls
 

@@ -60,6 +60,7 @@ from lmparse.dialects.hunyuan import (
     HunyuanA13BToolParser,
 )
 from lmparse.dialects.holo import Holo2ReasoningParser
+from lmparse.dialects.inkling import InklingReasoningParser, InklingToolParser
 from lmparse.dialects.internlm import Internlm2ToolParser, InternS2PreviewToolParser
 from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
 from lmparse.dialects.jamba import JambaToolParser
@@ -84,6 +85,12 @@ from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
+from lmparse.dialects.response_template import (
+    ResponseTemplateError,
+    ResponseTemplateReasoningParser,
+    ResponseTemplateToolParser,
+    compile_response_template,
+)
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 from lmparse.dialects.spark import Spark25ToolParser
 from lmparse.dialects.trinity import TrinityToolParser
@@ -140,6 +147,8 @@ __all__ = [
     'HunyuanA13BToolParser',
     'IQuestQ1ReasoningParser',
     'IQuestQ1ToolParser',
+    'InklingReasoningParser',
+    'InklingToolParser',
     'InternS2PreviewToolParser',
     'Internlm2ToolParser',
     'JambaToolParser',
@@ -179,6 +188,9 @@ __all__ = [
     'ReasoningParserManager',
     'ResponseParser',
     'ResponseParserManager',
+    'ResponseTemplateError',
+    'ResponseTemplateReasoningParser',
+    'ResponseTemplateToolParser',
     'SectionToolParser',
     'SeedOssReasoningParser',
     'SeedOssToolParser',
@@ -190,6 +202,7 @@ __all__ = [
     'UnknownModelError',
     'XlamToolParser',
     'XmlToolParser',
+    'compile_response_template',
     'dump_tools',
     'parsers_for_model',
     'validate_parser_names',

@@ -218,6 +218,39 @@ cdef tuple content_markers(object reasoning_parser, object tool_parser):
     return tuple(declared) if declared else None
 
 
+cdef tuple block_headers(object reasoning_parser, object tool_parser, tuple markers):
+    """``(header_markers, header_ends, reach, header_at_start)`` the parsers declare (None, None, 0, False: none).
+
+    A header marker (a content marker) opens a block header: the text after it
+    up to a header end (the marker naming the block's kind) is metadata, never
+    text, as Inkling's ``<|message_model|>NAME<|content_invoke_tool_json|>``;
+    ``header_at_start``: the prompt ends with a header marker. All are declared
+    beside content markers. ``reach``: the longest header end.
+    """
+    if markers is None:
+        # headers come with content markers (a header marker is one): most dialects stop here
+        return None, None, 0, False
+    opens, ends = [], []
+    at_start = False
+    for owner in (reasoning_parser, tool_parser):
+        if owner is None:
+            continue
+        for attr, into in (('header_markers', opens), ('header_ends', ends)):
+            for marker in getattr(owner, attr, None) or ():
+                if type(marker) is not str or not marker:
+                    raise TypeError(f'{type(owner).__name__}.{attr}: {marker!r} is not a non-empty str')
+                if attr == 'header_markers' and marker not in markers:
+                    raise TypeError(f'{type(owner).__name__}.header_markers: {marker!r} is not a content marker')
+                if marker not in into:
+                    into.append(marker)
+        at_start = at_start or getattr(owner, 'header_at_start', False) is True
+    if not opens and not at_start:
+        return None, None, 0, False
+    if not ends:
+        raise TypeError('header_markers / header_at_start need header_ends')
+    return tuple(opens), tuple(ends), max(len(e) for e in ends), at_start
+
+
 cdef Py_UCS4 marker_anchor(Py_UCS4 anchor, Py_ssize_t *reach, tuple markers):
     """``anchor`` (of tag_anchor) if every marker contains it too, with ``reach`` widened to them; else 0."""
     cdef Py_ssize_t k

@@ -183,6 +183,7 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _f('Granite 3.2 / 3.3', 'granite', 'granite',
        ids=('ibm-granite/granite-3.2-8b-instruct', 'ibm-granite/granite-3.3-8b-instruct'),
        patterns=(r'granite-3\.[23]',), template_markers=('<|tool_call|>', 'Here is my thought process:')),
+    _f('Granite 4.2 (thinking)', 'granite_thinking_parser', 'qwen3coder', patterns=(r'granite-4\.2',)),
     _f('Granite 4.0', None, 'granite4',
        ids=('ibm-granite/granite-4.0-h-small', 'ibm-granite/granite-4.0-h-tiny', 'ibm-granite/granite-4.0-micro'),
        patterns=(r'granite-4\.0',), template_markers=('<tool_call>', '</tool_call>', '<|start_of_role|>')),
@@ -234,6 +235,8 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _f('Nanbeige 4.2', 'nanbeige', 'nanbeige', patterns=(r'nanbeige',)),
     _f('IQuest Q1', 'iquest_q1', 'iquest_q1', patterns=(r'iquest',), template_markers=('<iquest_tool_call>',)),
     _f('Spark 2.5', None, 'spark25', patterns=(r'spark-?2\.5',)),
+    _f('Inkling', 'inkling', 'inkling', patterns=(r'inkling',),
+       template_markers=('<|message_model|>', '<|content_invoke_tool_json|>')),
     _f('Seed-OSS', 'seed-oss', 'seed-oss', ids=('ByteDance-Seed/Seed-OSS-36B-Instruct',), patterns=(r'seed-oss',),
        template_markers=('<seed:tool_call>',), token_markers=('<seed:tool_call>', '<seed:think>'),
        model_types=('seed_oss',)),
@@ -322,6 +325,11 @@ def _read_json(path: Path) -> dict[str, Any]:
 def _from_folder(model: str, folder: Path) -> ModelParsers:
     tok_config = _read_json(folder / 'tokenizer_config.json')
     config = _read_json(folder / 'config.json')
+    if isinstance(tok_config.get('response_template'), dict):
+        # The tokenizer describes its own output format: the generic parsers read it (lmparse.dialects.response_template).
+        return ModelParsers(model, 'response_template in tokenizer_config.json', 'hf', 'hf', 'default',
+                            'tokenizer_config.json response_template',
+                            'pass the tokenizer: with_parsers("hf", "hf", tokenizer)')
     template = _template_texts(folder, tok_config)
     ambiguous: list[str] = []
     if template:

@@ -18,6 +18,7 @@ __all__ = [
     'ResponseParserManager',
     'ToolParserManager',
     'UnknownParserError',
+    'for_tokenizer',
     'validate_parser_names',
 ]
 
@@ -166,3 +167,9 @@ def validate_parser_names(
     if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
         raise ToolParserManager.unknown_error(tool_parser_name)
     return reasoning_parser_name, tool_parser_name
+
+
+def for_tokenizer(cls: Any, tokenizer: Any) -> Any:
+    """``cls``, or the class it resolves to for the served tokenizer (``hf``: its ``response_template``)."""
+    hook = getattr(cls, 'for_tokenizer', None)
+    return cls if hook is None else hook(tokenizer)

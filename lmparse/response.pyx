@@ -13,6 +13,7 @@ from lmparse.construction cimport (
     STARTS_ALWAYS,
     STARTS_SWITCHES,
     Plan,
+    block_headers,
     content_markers,
     eq,
     marker_anchor,
@@ -30,7 +31,8 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
-from lmparse.tag_search cimport _find, _find_marker, _hold_back, _may_hold_tag, _separator_end, _starts_at, _tag_floor
+from lmparse.tag_search cimport (
+    _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -41,7 +43,8 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
-from lmparse.registry import ReasoningParserManager, ResponseParserManager, ToolParserManager, validate_parser_names
+from lmparse.registry import (
+    ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, validate_parser_names)
 from lmparse.request import (
     as_request,
     chat_template_kwargs_from_request,
@@ -70,6 +73,8 @@ _MODE_NAMES = ('plain', 'reasoning', 'tool')
 cdef enum:
     # Whitespace an anchored bare opener may follow (bounds what is held at the start).
     _BARE_LEAD = 64
+    # A longer block header (no end marker yet) is text.
+    HEADER_MAX = 256
 
 
 def aggregate_deltas(list messages not None):
@@ -77,9 +82,7 @@ def aggregate_deltas(list messages not None):
 
     Returns ``(content, reasoning, tool_deltas)``; the strings may be empty.
     """
-    content_parts = []
-    reasoning_parts = []
-    tool_deltas = []
+    content_parts, reasoning_parts, tool_deltas = [], [], []
     cdef DeltaMessage message
     for item in messages:
         message = <DeltaMessage>item[0]
@@ -101,16 +104,9 @@ cdef class ResponseParserCore:
     """
 
     cdef public str _pending
-    cdef int _mode
-    cdef int _return_mode
-    cdef bint _after_tool_block
-    cdef bint _received_any_text
-    cdef bint _final
-    cdef bint _passthrough
-    cdef bint _thinking_off
-    cdef object _r_open
-    cdef object _r_close
-    cdef object _t_open
+    cdef int _mode, _return_mode
+    cdef bint _after_tool_block, _received_any_text, _final, _passthrough, _thinking_off, _in_header
+    cdef object _r_open, _r_close, _t_open
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
     # the opener counts only at the start of the plain channel (then cleared once text is content)
@@ -118,27 +114,22 @@ cdef class ResponseParserCore:
     cdef ToolParser _tool
     cdef int _tool_hooks
     # see construction.tag_anchor
-    cdef Py_UCS4 _anchor_plain
-    cdef Py_UCS4 _anchor_reasoning
-    cdef Py_ssize_t _reach_plain
-    cdef Py_ssize_t _reach_reasoning
+    cdef Py_UCS4 _anchor_plain, _anchor_reasoning
+    cdef Py_ssize_t _reach_plain, _reach_reasoning
     # declared content-channel markers, dropped from text outside tool blocks (None: none)
     cdef tuple _markers
-    # Reused delta list for built-in tool parsers (handed off only when filled;
-    # made on first use).
+    # block headers (construction.block_headers): opening and ending markers, the longest end
+    cdef tuple _header_opens, _header_ends
+    cdef Py_ssize_t _header_reach
+    # Reused delta list for built-in tool parsers (handed off only when filled; made on first use).
     cdef list _scratch
-    cdef public object request
-    cdef public object reasoning_parser
-    cdef public object tool_parser
-    cdef public object enable_thinking
+    cdef public object request, reasoning_parser, tool_parser, enable_thinking
     cdef public bint reasoning_enabled
     cdef public dict _kwargs
     # reasoning-token accounting over the raw tag interval
-    cdef bint _count_on
-    cdef bint _counting
+    cdef bint _count_on, _counting
     cdef Py_ssize_t _reasoning_count
-    cdef long long _rt_open_id
-    cdef long long _rt_close_id
+    cdef long long _rt_open_id, _rt_close_id
 
     def __cinit__(self):
         # No arguments: Cython then ignores the constructor's instead of packing them.
@@ -268,6 +259,8 @@ cdef class ResponseParserCore:
         if self._markers is not None:
             self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
             self._anchor_reasoning = marker_anchor(self._anchor_reasoning, &self._reach_reasoning, self._markers)
+        self._header_opens, self._header_ends, self._header_reach, self._in_header = block_headers(
+            reasoning_parser, self.tool_parser, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
         self._return_mode = self._mode
         self._pending = ''
@@ -373,7 +366,9 @@ cdef class ResponseParserCore:
             if self._after_tool_block and not self._resolve_separator():
                 break
             progressed = False
-            if self._mode == M_PLAIN:
+            if self._in_header and self._mode != M_TOOL:
+                progressed = self._consume_header()
+            elif self._mode == M_PLAIN:
                 progressed = self._consume_plain(out)
             elif self._mode == M_REASONING:
                 progressed = self._consume_reasoning(out)
@@ -458,6 +453,7 @@ cdef class ResponseParserCore:
             self._enter_tool_mode(False)
         elif which == 4:
             self._pending = PyUnicode_Substring(p, at + m, n)
+            self._in_header = _opens_header(p, at, self._header_opens)
         else:
             self._pending = PyUnicode_Substring(p, at, n)
             self._enter_tool_mode(True)
@@ -533,6 +529,20 @@ cdef class ResponseParserCore:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
         else:
             self._pending = PyUnicode_Substring(p, at + m, n)
+            self._in_header = _opens_header(p, at, self._header_opens)
+        return True
+
+    cdef bint _consume_header(self) except -1:
+        """In a block header (construction.block_headers): dropped at its end marker, else ordinary text."""
+        cdef str p = self._pending
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
+        cdef Py_ssize_t cut = _header_cut(p, n, self._header_ends, self._header_reach, HEADER_MAX, self._final, self._r_open,
+                                          self._t_open, self._r_close if self._mode == M_REASONING else None, self._markers)
+        if cut == -2:
+            return False
+        if cut > 0:
+            self._pending = PyUnicode_Substring(p, cut, n)
+        self._in_header = False
         return True
 
     cdef int _enter_tool_mode(self, bint bare) except -1:
@@ -663,6 +673,7 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
         rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
         tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
+        rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
         if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
             rcls.validate_tokenizer(tokenizer)
         cls.reasoning_parser_cls = rcls

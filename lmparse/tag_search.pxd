@@ -156,3 +156,46 @@ cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_s
                 at = t
                 length[0] = m
     return at
+
+
+cdef inline Py_ssize_t _header_end(str p, tuple ends, Py_ssize_t limit, Py_ssize_t n):
+    """The earliest whole header end starting in ``p[:limit]`` (-1: none)."""
+    cdef Py_ssize_t at = -1, t, stop
+    for end in ends:
+        stop = min(n, limit + PyUnicode_GET_LENGTH(<str>end))
+        t = PyUnicode_Find(p, <str>end, 0, stop, 1)
+        if t >= 0 and (at < 0 or t < at):
+            at = t
+    return at
+
+
+cdef inline bint _opens_header(str p, Py_ssize_t at, tuple opens):
+    """Whether the content marker dropped at ``at`` opens a block header."""
+    if opens is None:
+        return False
+    for marker in opens:
+        if p.startswith(<str>marker, at):
+            return True
+    return False
+
+
+cdef inline bint _any_tag(str p, Py_ssize_t end, object tag_a, object tag_b, object tag_c, tuple markers):
+    cdef Py_ssize_t m = 0
+    return (_find(p, tag_a, 0, end) >= 0 or _find(p, tag_b, 0, end) >= 0 or _find(p, tag_c, 0, end) >= 0
+            or (markers is not None and _find_marker(p, markers, 0, end, &m) >= 0))
+
+
+cdef inline Py_ssize_t _header_cut(str p, Py_ssize_t n, tuple ends, Py_ssize_t reach, Py_ssize_t cap, bint final,
+                                   object tag_a, object tag_b, object tag_c, tuple markers):
+    """Inside a block header: the offset of its end marker (the header before it is metadata); -1 when it
+    is ordinary text (another tag, ``cap`` characters or the end of output come first); -2 undecided.
+
+    Decided on whole text only, so every chunking agrees: an end starting within ``cap`` is complete
+    once ``cap + reach`` characters are there.
+    """
+    cdef Py_ssize_t at = _header_end(p, ends, min(n, cap), n)
+    if at >= 0 and not _any_tag(p, at, tag_a, tag_b, tag_c, markers):
+        return at
+    if at >= 0 or final or n >= cap + reach or _any_tag(p, n, tag_a, tag_b, tag_c, markers):
+        return -1
+    return -2

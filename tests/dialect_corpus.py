@@ -63,7 +63,12 @@ def _unique(registry: Any) -> list[tuple[str, Any]]:
     """(names joined by '/', class) per distinct class, aliases folded, in name order."""
     by_cls: dict[Any, list[str]] = {}
     for name in registry.names():
-        by_cls.setdefault(registry.get(name), []).append(name)
+        cls = registry.get(name)
+        # 'hf' / 'response_template' become a dialect only for a tokenizer's template:
+        # tests/test_response_template.py runs the classes real templates map onto.
+        if getattr(cls, 'from_tokenizer', False):
+            continue
+        by_cls.setdefault(cls, []).append(name)
     return [(names[0], cls) for cls, names in by_cls.items()]
 
 
@@ -520,7 +525,18 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
     exact = True
     last_was_block = False
     closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
-    markers = content_markers(cfg)
+    all_markers = content_markers(cfg)
+    # Block headers (Inkling): text after a header marker up to a block-kind marker is metadata, so
+    # header markers are not sprinkled, and output that starts in a header starts with a kind marker.
+    owners = [o for o in (reasoning_cls, tool_cls) if o is not None]
+    opens = {m for o in owners for m in getattr(o, 'header_markers', ()) or ()}
+    markers = [m for m in all_markers if m not in opens]
+    if any(getattr(o, 'header_at_start', False) for o in owners):
+        kinds = [m for o in owners for m in getattr(o, 'header_ends', ()) or () if m in all_markers]
+        if kinds and not (tool_cls is not None and _anchored_bare(tool_cls)):
+            parts.append(rng.choice(kinds))
+        else:
+            exact = False
 
     def marker() -> None:
         # a declared content marker: dropped wherever it is outside tool blocks (content and reasoning)

@@ -24,16 +24,16 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'beam', 'hf', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
+        'beam', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
         'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
     'vllm_reasoning': {
-        'beam', 'hf', 'inkling', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
+        'beam', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
         'poolside_v1', 'step3', 'step3p5', 'step5'},
     'sglang_tool': {
-        'beam', 'inkling', 'lfm2', 'ling3', 'minicpm5', 'muse', 'poolside_v1', 'response_template', 'step3',
+        'beam', 'lfm2', 'ling3', 'minicpm5', 'muse', 'poolside_v1', 'step3',
         'step3p5'},
     'sglang_reasoning': {
-        'beam', 'inkling', 'ling3', 'muse', 'poolside_v1', 'response_template', 'step3', 'step3p5'},
+        'beam', 'ling3', 'muse', 'poolside_v1', 'step3', 'step3p5'},
 }
 
 

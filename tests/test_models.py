@@ -270,3 +270,12 @@ def test_cli_list_grouped_and_json(capsys: Any) -> None:
     assert named == set(ToolParserManager.names())
     assert rows[('tool', 'hermes')]['aliases'] == ['qwen3_json', 'granite4']
     assert rows[('response', 'gpt-oss')]['family'] == 'gpt_oss'
+
+
+def test_folder_with_a_response_template(tmp_path: Path) -> None:
+    # transformers 5.19.0's Qwen 3 response_template (tests/data/response_templates.json), as a tokenizer_config key.
+    data = json.loads((ROOT / 'tests' / 'data' / 'response_templates.json').read_text(encoding='utf-8'))
+    template = next(iter(data['templates'].values()))['response_template']
+    folder = _folder(tmp_path, 'Qwen3-8B', tokenizer_config__json={'response_template': template})
+    found = parsers_for_model(folder)
+    assert (found.reasoning_parser, found.tool_parser) == ('hf', 'hf') and 'tokenizer' in found.note

@@ -34,7 +34,7 @@ import lmparse
 from lmparse import request as _req
 from lmparse.compat import lmdeploy_modules as _names
 from lmparse.compat.lmdeploy_types import SwappedStream
-from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, UnknownParserError
+from lmparse.registry import LEGACY_REASONING_PARSER_NAMES, Registry, UnknownParserError, for_tokenizer
 from lmparse.structural_tags import internlm2_required_response_format
 
 __all__ = [
@@ -306,11 +306,11 @@ class LmdeployBaseResponseParser(_WrappedParser):
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
         cls.tokenizer = tokenizer
         if reasoning_parser_name is not None:
-            cls.reasoning_parser_cls = ReasoningParserManager.get(reasoning_parser_name)
+            cls.reasoning_parser_cls = for_tokenizer(ReasoningParserManager.get(reasoning_parser_name), tokenizer)
             if tokenizer is not None:
                 _validate_tokenizer(cls.reasoning_parser_cls, tokenizer)
         if tool_parser_name is not None:
-            cls.tool_parser_cls = ToolParserManager.get(tool_parser_name)
+            cls.tool_parser_cls = for_tokenizer(ToolParserManager.get(tool_parser_name), tokenizer)
 
     @classmethod
     def chat_template_kwargs_from_request(cls, request: Any) -> dict[str, Any]:
