@@ -1,0 +1,471 @@
+"""lmparse inside unmodified vLLM 0.33: tool and reasoning parsers for vLLM's own parser machinery.
+
+Load it the way vLLM loads third-party parsers (any one of these)::
+
+    vllm serve MODEL --enable-auto-tool-choice \\
+        --tool-parser-plugin lmparse.integrations.vllm --tool-call-parser lmparse-qwen3 \\
+        --reasoning-parser-plugin lmparse.integrations.vllm --reasoning-parser lmparse-qwen3
+
+or rely on the ``vllm.general_plugins`` entry point this package declares (vLLM calls
+:func:`register` in every process it starts, the engine core included). Every lmparse tool
+dialect is registered as ``lmparse-<name>`` with vLLM's ``ToolParserManager`` and every
+reasoning dialect as ``lmparse-<name>`` with its ``ReasoningParserManager``. With
+``LMPARSE_VLLM_REPLACE=1`` (or ``register(replace=True)``) the lmparse classes also take the
+vLLM names lmparse shares (``hermes``, ``qwen3_coder``, ``deepseek_r1``, ...), except the few
+names for which vLLM's ``ParserManager`` builds a model-specific parser instead of composing
+the registered classes (:data:`NOT_REPLACED`).
+
+How vLLM drives them: ``ParserManager.get_parser(tool, reasoning)`` composes a
+``DelegatingParser`` that builds one reasoning parser and one tool parser per request and
+routes each chunk through ``parse_delta`` (``ChatStreamProcessor.step``): the reasoning
+parser's ``extract_reasoning_streaming`` until it confirms the end of reasoning, then the tool
+parser's ``extract_tool_calls_streaming``. When both come from here, the tool parser, built
+right after the reasoning parser in the same ``Parser.__init__``, links to it and the two share
+ONE lmparse response parser (reasoning and tool dialect together, the request's tools and
+``chat_template_kwargs``): whichever of the two vLLM calls feeds it, and the reasoning parser
+never hands over, so every chunk reaches that one parser, tool calls inside reasoning included.
+Paired with one of vLLM's own parsers, each lmparse class works alone (an lmparse parser with
+only its reasoning or only its tool dialect) and hands over as vLLM expects.
+
+Both classes are ``engine_based_streaming`` (vLLM then passes only each chunk's text, never
+the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
+``DeltaToolCall`` (one per chunk: vLLM's stream carries one delta per engine chunk) and
+``ExtractedToolCallInformation`` for non-streaming responses. ``supports_required_and_named``
+is False: for ``tool_choice="required"`` or a named tool the model's native format is parsed
+(vLLM's JSON-list fallback does not apply to these formats).
+
+Not supported through this module: gpt-oss (vLLM always builds its own ``HarmonyParser`` for
+``model_type == "gpt_oss"``, whatever the registered names), and vLLM's ``ResponsesRequest``
+streaming paths beyond what ``DelegatingParser`` does with the classes.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import lmparse
+from vllm.entrypoints.generate.base.protocol import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    FunctionCall,
+    ToolCall,
+)
+from vllm.parser.engine.adapters import ParserEngineToolAdapter
+from vllm.reasoning import ReasoningParser as VllmReasoningParser
+from vllm.reasoning import ReasoningParserManager
+from vllm.tool_parsers import ToolParser as VllmToolParser
+from vllm.tool_parsers import ToolParserManager
+
+__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REPLACED', 'PREFIX', 'register',
+           'registered_names', 'to_vllm_delta']
+
+PREFIX = 'lmparse-'
+# vLLM names whose ParserManager composition is model-specific (Harmony, Kimi K3's wrapper,
+# Cohere, MiniCPM-V): lmparse classes registered under them would not be driven as composed.
+NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv'})
+
+_configured: dict[tuple[str | None, str | None], type] = {}
+
+
+def _configured_class(reasoning: str | None, tool: str | None) -> type:
+    """lmparse's response parser configured for (reasoning, tool), one subclass per pair (process-wide)."""
+    key = (reasoning, tool)
+    cls = _configured.get(key)
+    if cls is None:
+        cls = _configured[key] = lmparse.BaseResponseParser.with_parsers(reasoning, tool)
+    return cls
+
+
+def _tool_dict(tool: Any) -> dict[str, Any] | None:
+    """An OpenAI chat tool dict from vLLM's ChatCompletionToolsParam or a Responses FunctionTool."""
+    data = tool.model_dump(exclude_none=True) if hasattr(tool, 'model_dump') else tool
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get('function'), dict):
+        return data
+    if data.get('type') == 'function' and 'name' in data:  # Responses API FunctionTool: flat
+        fn = {k: data[k] for k in ('name', 'description', 'parameters') if k in data}
+        return {'type': 'function', 'function': fn}
+    return None
+
+
+def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any) -> dict[str, Any]:
+    dicts = [d for d in map(_tool_dict, tools or ()) if d is not None]
+    request: dict[str, Any] = {'model': 'vllm', 'messages': []}
+    if dicts:
+        request['tools'] = dicts
+    if isinstance(chat_template_kwargs, dict) and chat_template_kwargs:
+        request['chat_template_kwargs'] = chat_template_kwargs
+    return request
+
+
+def _function(name: str | None, arguments: str | None) -> DeltaFunctionCall:
+    fields: dict[str, str] = {}
+    if name is not None:
+        fields['name'] = name
+    if arguments is not None:
+        fields['arguments'] = arguments
+    return DeltaFunctionCall.model_construct(**fields)
+
+
+def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
+    """lmparse's deltas of one chunk as one vLLM DeltaMessage (None when they carry nothing).
+
+    Built with ``model_construct`` and only the fields that are set, as vLLM's own parsers'
+    ``DeltaMessage(content=...)`` would be (the server dumps with ``exclude_unset``).
+    Consecutive fragments of one call are joined into one DeltaToolCall.
+    """
+    content: str | None = None
+    reasoning: str | None = None
+    calls: list[DeltaToolCall] | None = None
+    last: Any = None
+    for m, _ in messages:
+        c = m.content
+        if c:
+            content = c if content is None else content + c
+        r = m.reasoning_content
+        if r:
+            reasoning = r if reasoning is None else reasoning + r
+        tcs = m.tool_calls
+        if not tcs:
+            continue
+        if calls is None:
+            calls = []
+        for tc in tcs:
+            fn = tc.function
+            name = fn.name if fn is not None else None
+            args = fn.arguments if fn is not None else None
+            if (last is not None and last.index == tc.index and tc.id is None and name is None
+                    and args is not None and last.function is not None):
+                last.function.arguments = (last.function.arguments or '') + args
+                continue
+            fields: dict[str, Any] = {'index': tc.index}
+            if tc.id is not None:
+                fields['id'] = tc.id
+            if tc.type is not None and (tc.id is not None or name is not None):
+                fields['type'] = tc.type
+            if fn is not None:
+                fields['function'] = _function(name, args)
+            last = DeltaToolCall.model_construct(**fields)
+            calls.append(last)
+    if content is None and reasoning is None and not calls:
+        return None
+    out: dict[str, Any] = {}
+    if content is not None:
+        out['content'] = content
+    if reasoning is not None:
+        out['reasoning'] = reasoning
+    if calls:
+        out['tool_calls'] = calls
+    return DeltaMessage.model_construct(**out)
+
+
+class _Stream:
+    """One lmparse response parser for one request, built on first use; fed by one or both adapters."""
+
+    __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls')
+
+    def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
+                 chat_template_kwargs: Any) -> None:
+        self.reasoning = reasoning
+        self.tool = tool
+        self.tools = tools
+        self.chat_template_kwargs = chat_template_kwargs
+        self.parser: Any = None
+        self.finished = False
+        # Tool calls of the last complete parse (non-streaming), read by the linked tool parser.
+        self.complete_calls: list[Any] | None = None
+
+    def new_parser(self) -> Any:
+        cls = _configured_class(self.reasoning, self.tool)
+        return cls(_lmparse_request(self.tools, self.chat_template_kwargs))
+
+    def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:
+        parser = self.parser
+        if parser is None:
+            parser = self.parser = self.new_parser()
+        return to_vllm_delta(parser.stream_chunk(text, token_ids))
+
+    def finish(self) -> DeltaMessage | None:
+        """Release what lmparse still holds (final=True), once."""
+        if self.finished or self.parser is None:
+            return None
+        self.finished = True
+        return to_vllm_delta(self.parser.stream_chunk('', (), final=True))
+
+    @property
+    def in_reasoning(self) -> bool:
+        return self.parser is not None and self.parser.mode == 'reasoning'
+
+    def parse_complete(self, text: str) -> tuple[str | None, list[Any] | None, str | None]:
+        return self.new_parser().parse_complete(text)
+
+
+# The reasoning parser a composed vLLM Parser built last in this thread, offered to the tool parser
+# it builds next (DelegatingParser builds the two back to back in Parser.__init__).
+_offer = threading.local()
+
+
+def _special_tokens(tokenizer: Any) -> set[str]:
+    found: set[str] = set()
+    for attr in ('all_special_tokens', 'additional_special_tokens'):
+        found.update(getattr(tokenizer, attr, None) or ())
+    added = getattr(tokenizer, 'get_added_vocab', None)
+    if callable(added):
+        try:
+            found.update(added())
+        except Exception:  # a tokenizer without added tokens: nothing to add
+            pass
+    return found
+
+
+class LmparseReasoningParser(VllmReasoningParser):
+    """vLLM ReasoningParser backed by lmparse; concrete classes set :attr:`lmparse_reasoning`."""
+
+    lmparse_reasoning: str = 'default'
+    engine_based_streaming = True
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, *args, **kwargs)
+        self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
+        self._ctor_kwargs = kwargs
+        self._linked: LmparseToolParser | None = None
+        self._stream = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs)
+        self._handed_over = False
+        rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+        self._open_tag = rcls.reasoning_open_token or rcls.get_reasoning_open_tag()
+        self._close_tag = rcls.get_reasoning_close_tag()
+        vocab = tokenizer.get_vocab() if tokenizer is not None else {}
+        self._open_id: int | None = vocab.get(self._open_tag)
+        self._close_id: int | None = vocab.get(self._close_tag)
+        _offer.reasoning = self
+
+    # -- linking (see the module docstring) --
+
+    def _link(self, tool: LmparseToolParser) -> None:
+        self._linked = tool
+        self._stream = tool._stream = _Stream(self.lmparse_reasoning, tool.lmparse_tool, tool._tools,
+                                              self._chat_template_kwargs)
+
+    def _unlink(self) -> None:
+        self._linked = None
+        self._stream = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs)
+
+    # -- token ids (prompt state, structured outputs, usage) --
+
+    @property
+    def reasoning_start_str(self) -> str | None:
+        return self._open_tag
+
+    @property
+    def reasoning_end_str(self) -> str | None:
+        return self._close_tag
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        """True when the last reasoning marker in ``input_ids`` is the close tag (single-token tags only)."""
+        open_id, close_id = self._open_id, self._close_id
+        if close_id is None:
+            return False
+        for i in reversed(input_ids):
+            if i == close_id:
+                return True
+            if i == open_id:
+                return False
+        return False
+
+    def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
+        return self._close_id is not None and self._close_id in delta_ids
+
+    def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        close_id = self._close_id
+        if close_id is None or close_id not in input_ids:
+            return []
+        return input_ids[len(input_ids) - input_ids[::-1].index(close_id):]
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """Tokens between the reasoning tags (single-token tags; generation may start inside reasoning)."""
+        open_id, close_id = self._open_id, self._close_id
+        if close_id is None:
+            return 0
+        inside = self._starts_in_reasoning()
+        n = 0
+        for i in token_ids:
+            if i == open_id:
+                inside = True
+            elif i == close_id:
+                inside = False
+            elif inside:
+                n += 1
+        return n
+
+    def _starts_in_reasoning(self) -> bool:
+        rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+        ctk = self._chat_template_kwargs if isinstance(self._chat_template_kwargs, dict) else {}
+        return bool(rcls(**ctk).starts_in_reasoning_mode())
+
+    # -- request --
+
+    def adjust_request(self, request: Any) -> Any:
+        if (hasattr(request, 'skip_special_tokens')
+                and {self._open_tag, self._close_tag} & _special_tokens(self.model_tokenizer)):
+            request.skip_special_tokens = False  # the tags reach the parser only as text
+        return request
+
+    # -- parsing --
+
+    def has_engine_confirmed_reasoning_end(self) -> bool:
+        # Linked: the one lmparse parser routes every chunk itself, so the reasoning phase never ends.
+        if self._linked is not None:
+            return False
+        return self._stream.parser is not None and not self._stream.in_reasoning
+
+    def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
+                                    previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
+                                    delta_token_ids: Sequence[int]) -> DeltaMessage | None:
+        return self._stream.feed(delta_text, delta_token_ids)
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        return self._stream.finish()
+
+    def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
+        content, calls, reasoning = self._stream.parse_complete(model_output)
+        self._stream.complete_calls = calls
+        return reasoning, content
+
+
+class LmparseToolParser(ParserEngineToolAdapter):
+    """vLLM ToolParser backed by lmparse; concrete classes set :attr:`lmparse_tool`.
+
+    A ``ParserEngineToolAdapter`` subclass only so that vLLM's ``Parser`` passes it the same
+    construction arguments as the reasoning parser (``chat_template_kwargs``, ``model_config``);
+    it runs no vLLM parser engine.
+    """
+
+    lmparse_tool: str = 'hermes'
+    engine_based_streaming = True
+    supports_required_and_named = False
+
+    def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
+        VllmToolParser.__init__(self, tokenizer, tools)
+        self._tools = tools
+        self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
+        self._skip_reasoning = False
+        self._stream = _Stream(None, self.lmparse_tool, tools, self._chat_template_kwargs)
+        self._linked: LmparseReasoningParser | None = None
+        offered = getattr(_offer, 'reasoning', None)
+        _offer.reasoning = None
+        # The offered reasoning parser belongs to this tool parser's Parser when both got the very
+        # same construction arguments (vLLM passes one kwargs set to both); a stale offer does not.
+        if (offered is not None and offered._linked is None and offered._stream.parser is None
+                and offered._ctor_kwargs.keys() == kwargs.keys()
+                and all(offered._ctor_kwargs[k] is kwargs[k] for k in kwargs)):
+            offered._link(self)
+            self._linked = offered
+
+    @property
+    def skip_reasoning_parsing(self) -> bool:
+        return self._skip_reasoning
+
+    @skip_reasoning_parsing.setter
+    def skip_reasoning_parsing(self, value: bool) -> None:
+        # vLLM sets it when its Parser has no reasoning parser: then no offered one belongs to us.
+        self._skip_reasoning = value
+        if value and self._linked is not None:
+            self._linked._unlink()
+            self._linked = None
+            self._stream = _Stream(None, self.lmparse_tool, self._tools, self._chat_template_kwargs)
+
+    def adjust_request(self, request: Any) -> Any:
+        tcls = lmparse.ToolParserManager.get(self.lmparse_tool)
+        settings = dict(tcls.request_settings or {})
+        if request.tools and getattr(request, 'tool_choice', None) != 'none':
+            settings.update(tcls.request_settings_with_tools or {})
+        for name, value in settings.items():
+            if hasattr(request, name):
+                setattr(request, name, value)
+        return request
+
+    def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
+                                     previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
+                                     delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
+        return self._stream.feed(delta_text, delta_token_ids)
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        return self._stream.finish()
+
+    def get_remaining_unstreamed_args(self) -> str:
+        return ''  # lmparse streams every argument fragment it parsed
+
+    def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
+        stream = self._stream
+        if self._linked is not None and stream.complete_calls is not None:
+            calls, content = stream.complete_calls, model_output  # parsed with the reasoning, in one pass
+            stream.complete_calls = None
+        else:
+            content, calls, _ = _Stream(None, self.lmparse_tool, self._tools,
+                                        self._chat_template_kwargs).parse_complete(model_output)
+        tool_calls = [ToolCall(id=c.id, type='function',
+                               function=FunctionCall(name=c.function.name, arguments=c.function.arguments))
+                      for c in calls or ()]
+        return ExtractedToolCallInformation(tools_called=bool(tool_calls), tool_calls=tool_calls,
+                                            content=content or None)
+
+
+def _class_name(kind: str, name: str) -> str:
+    return 'Lmparse' + ''.join(p.capitalize() for p in name.replace('-', '_').replace('.', '_').split('_')) + kind
+
+
+_tool_classes: dict[str, type[LmparseToolParser]] = {}
+_reasoning_classes: dict[str, type[LmparseReasoningParser]] = {}
+
+
+def _tool_class(name: str) -> type[LmparseToolParser]:
+    cls = _tool_classes.get(name)
+    if cls is None:
+        cls = _tool_classes[name] = type(_class_name('ToolParser', name), (LmparseToolParser,),
+                                         {'lmparse_tool': name, '__module__': __name__})
+    return cls
+
+
+def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
+    cls = _reasoning_classes.get(name)
+    if cls is None:
+        cls = _reasoning_classes[name] = type(_class_name('ReasoningParser', name), (LmparseReasoningParser,),
+                                              {'lmparse_reasoning': name, '__module__': __name__})
+    return cls
+
+
+def registered_names() -> tuple[list[str], list[str]]:
+    """(tool names, reasoning names) this module registers with vLLM without replacing: lmparse-<name>."""
+    return ([PREFIX + n for n in lmparse.ToolParserManager.names()],
+            [PREFIX + n for n in lmparse.ReasoningParserManager.names()])
+
+
+def register(replace: bool | None = None) -> None:
+    """Register every lmparse dialect with vLLM as ``lmparse-<name>``; with ``replace`` also under the
+    vLLM names lmparse shares (default: the ``LMPARSE_VLLM_REPLACE`` environment variable is ``1``).
+
+    Idempotent. This is the ``vllm.general_plugins`` entry point and runs on import of this module.
+    """
+    if replace is None:
+        replace = os.environ.get('LMPARSE_VLLM_REPLACE', '') == '1'
+    for name in lmparse.ToolParserManager.names():
+        ToolParserManager.register_module(PREFIX + name, force=True, module=_tool_class(name))
+    for name in lmparse.ReasoningParserManager.names():
+        ReasoningParserManager.register_module(PREFIX + name, force=True, module=_reasoning_class(name))
+    if replace:
+        vllm_tools = set(ToolParserManager.list_registered())
+        vllm_reasoning = set(ReasoningParserManager.list_registered())
+        for name in lmparse.ToolParserManager.names():
+            if name in vllm_tools and name not in NOT_REPLACED:
+                ToolParserManager.register_module(name, force=True, module=_tool_class(name))
+        for name in lmparse.ReasoningParserManager.names():
+            if name in vllm_reasoning and name not in NOT_REPLACED:
+                ReasoningParserManager.register_module(name, force=True, module=_reasoning_class(name))
+
+
+register()
