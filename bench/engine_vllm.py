@@ -207,6 +207,14 @@ def timed(run: Callable[[], Any], limit: float = 0.0) -> float:
             signal.signal(signal.SIGALRM, old)
 
 
+def run_limited(d: Driver, triples: Triples, limit: float) -> Expected:
+    """One stream's reconstruction; StreamTimeout when it takes longer than ``limit`` seconds."""
+    proc = d.new()
+    steps: list[Any] = []
+    timed(lambda: d.feed(proc, triples, steps), limit)
+    return collect(steps)
+
+
 def best_stream(new: Callable[[], Any], feed: Callable[[Any], None], budget: float) -> float:
     """Best seconds of one stream (state built untimed before each), within ``budget`` seconds; inf if too slow."""
     try:
