@@ -256,7 +256,9 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._ctor_kwargs = kwargs
         self._linked: LmparseToolParser | None = None
         self._stream = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs)
-        self._handed_over = False
+        # Set by the first call vLLM's Parser makes on it: a linked tool parser whose reasoning parser was
+        # never called before the tool parser's own first call was linked to a stale one (see _check_link).
+        self._touched = False
         rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
         self._open_tag = rcls.reasoning_open_token or rcls.get_reasoning_open_tag()
         self._close_tag = rcls.get_reasoning_close_tag()
@@ -286,8 +288,12 @@ class LmparseReasoningParser(VllmReasoningParser):
     def reasoning_end_str(self) -> str | None:
         return self._close_tag
 
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        self._touched = True
+
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
         """True when the last reasoning marker in ``input_ids`` is the close tag (single-token tags only)."""
+        self._touched = True
         open_id, close_id = self._open_id, self._close_id
         if close_id is None:
             return False
@@ -347,12 +353,14 @@ class LmparseReasoningParser(VllmReasoningParser):
     def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                     previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
                                     delta_token_ids: Sequence[int]) -> DeltaMessage | None:
+        self._touched = True
         return self._stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
         return self._stream.finish()
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
+        self._touched = True
         content, calls, reasoning = self._stream.parse_complete(model_output)
         self._stream.complete_calls = calls
         return reasoning, content
@@ -395,10 +403,22 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def skip_reasoning_parsing(self, value: bool) -> None:
         # vLLM sets it when its Parser has no reasoning parser: then no offered one belongs to us.
         self._skip_reasoning = value
-        if value and self._linked is not None:
+        if value:
+            self._unlink()
+
+    def _unlink(self) -> None:
+        if self._linked is not None:
             self._linked._unlink()
             self._linked = None
             self._stream = _Stream(None, self.lmparse_tool, self._tools, self._chat_template_kwargs)
+
+    def _check_link(self) -> None:
+        # vLLM's Parser calls its reasoning parser (set_prompt_token_ids / is_reasoning_end /
+        # extract_reasoning*) before it first calls the tool parser; a linked reasoning parser that
+        # was never called is not this Parser's (its own is one of vLLM's): parse alone.
+        linked = self._linked
+        if linked is not None and not linked._touched:
+            self._unlink()
 
     def adjust_request(self, request: Any) -> Any:
         tcls = lmparse.ToolParserManager.get(self.lmparse_tool)
@@ -413,7 +433,11 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                      previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
-        return self._stream.feed(delta_text, delta_token_ids)
+        stream = self._stream
+        if stream.parser is None:
+            self._check_link()
+            stream = self._stream
+        return stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
         return self._stream.finish()
@@ -422,6 +446,7 @@ class LmparseToolParser(ParserEngineToolAdapter):
         return ''  # lmparse streams every argument fragment it parsed
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
+        self._check_link()
         stream = self._stream
         if self._linked is not None and stream.complete_calls is not None:
             calls, content = stream.complete_calls, model_output  # parsed with the reasoning, in one pass

@@ -189,9 +189,14 @@ def test_one_lmparse_parser_sees_tool_calls_inside_reasoning(size: int) -> None:
 @pytest.mark.parametrize(('tool', 'reasoning'), [('lmparse-qwen3', 'qwen3'), ('hermes', 'lmparse-qwen3'),
                                                  ('lmparse-qwen3', None)])
 def test_paired_with_a_vllm_parser(tool: str, reasoning: str | None) -> None:
-    """An lmparse class composed with one of vLLM's own works alone and hands over as vLLM expects."""
+    """An lmparse class composed with one of vLLM's own works alone and hands over as vLLM expects.
+
+    A lone lmparse reasoning parser built just before (as vLLM's engine core builds one for structured
+    outputs), with the same construction arguments, must not be taken for the Parser's own.
+    """
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
     from vllm.parser import ParserManager
+    from vllm.reasoning import ReasoningParserManager
 
     from lmparse import BaseResponseParser
     f = _mixed('qwen3/mixed')
@@ -200,7 +205,9 @@ def test_paired_with_a_vllm_parser(tool: str, reasoning: str | None) -> None:
     parser_cls = ParserManager.get_parser(tool_parser_name=tool, reasoning_parser_name=reasoning,
                                           enable_auto_tools=True, tokenizer=tok)
     request = base.new().request
+    lone = ReasoningParserManager.get_reasoning_parser('lmparse-qwen3')
     for size in (1, 16, 10_000):
+        lone(tok, chat_template_kwargs=None, model_config=None)
         parser = parser_cls(tok, request.tools, chat_template_kwargs=None, model_config=None)
         proc = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=parser_cls)
         triples = ev.triples_for(fixture_chunks(f, size), tok)
