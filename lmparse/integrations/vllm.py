@@ -47,9 +47,7 @@ from typing import Any
 
 import lmparse
 from vllm.entrypoints.generate.base.protocol import (
-    DeltaFunctionCall,
     DeltaMessage,
-    DeltaToolCall,
     ExtractedToolCallInformation,
     FunctionCall,
     ToolCall,
@@ -123,23 +121,18 @@ def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any) -> 
     return request
 
 
-def _function(name: str | None, arguments: str | None) -> DeltaFunctionCall:
-    if name is None:
-        return DeltaFunctionCall(arguments=arguments) if arguments is not None else DeltaFunctionCall()
-    return DeltaFunctionCall(name=name, arguments=arguments) if arguments is not None else DeltaFunctionCall(name=name)
-
-
 def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
     """lmparse's deltas of one chunk as one vLLM DeltaMessage (None when they carry nothing).
 
     Built with only the fields that are set, as vLLM's own parsers' ``DeltaMessage(content=...)``
-    (the server dumps with ``exclude_unset``). (pydantic's ``model_construct`` is far slower here.)
+    (the server dumps with ``exclude_unset``); tool calls go in as dicts, which pydantic turns into
+    DeltaToolCall / DeltaFunctionCall in one validation (``model_construct`` is far slower here).
     Consecutive fragments of one call are joined into one DeltaToolCall.
     """
     content: str | None = None
     reasoning: str | None = None
-    calls: list[DeltaToolCall] | None = None
-    last: Any = None
+    calls: list[dict[str, Any]] | None = None
+    last: dict[str, Any] | None = None
     for m, _ in messages:
         c = m.content
         if c:
@@ -156,24 +149,28 @@ def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
             fn = tc.function
             name = fn.name if fn is not None else None
             args = fn.arguments if fn is not None else None
-            if (last is not None and last.index == tc.index and tc.id is None and name is None
-                    and args is not None and last.function is not None):
-                last.function.arguments = (last.function.arguments or '') + args
+            if (last is not None and last['index'] == tc.index and tc.id is None and name is None
+                    and args is not None and 'function' in last):
+                last_fn = last['function']
+                last_fn['arguments'] = last_fn.get('arguments', '') + args
                 continue
-            fields: dict[str, Any] = {'index': tc.index}
+            call: dict[str, Any] = {'index': tc.index}
             if tc.id is not None:
-                fields['id'] = tc.id
+                call['id'] = tc.id
             if tc.type is not None and (tc.id is not None or name is not None):
-                fields['type'] = tc.type
+                call['type'] = tc.type
             if fn is not None:
-                fields['function'] = _function(name, args)
-            last = DeltaToolCall(**fields)
-            calls.append(last)
-    if content is None and reasoning is None and not calls:
-        return None
+                function: dict[str, str] = {}
+                if name is not None:
+                    function['name'] = name
+                if args is not None:
+                    function['arguments'] = args
+                call['function'] = function
+            calls.append(call)
+            last = call
     if calls is None:
         if reasoning is None:
-            return DeltaMessage(content=content)
+            return None if content is None else DeltaMessage(content=content)
         if content is None:
             return DeltaMessage(reasoning=reasoning)
         return DeltaMessage(content=content, reasoning=reasoning)
