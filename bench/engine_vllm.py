@@ -232,6 +232,12 @@ def best_stream(new: Callable[[], Any], feed: Callable[[Any], None], budget: flo
     return best
 
 
+def _feeder(d: Driver, triples: Triples) -> Callable[[Any], None]:
+    def feed(proc: Any) -> None:
+        d.feed(proc, triples)
+    return feed
+
+
 def measure(fixture: BenchFixture, chunk_size: int, budget: float) -> dict[str, float]:
     """Microseconds per chunk: vLLM's own parser and the lmparse plugin in ChatStreamProcessor, and bare lmparse."""
     chunks = fixture_chunks(fixture, chunk_size)
@@ -243,8 +249,7 @@ def measure(fixture: BenchFixture, chunk_size: int, budget: float) -> dict[str, 
         except NotShared:
             out[which] = float('nan')
             continue
-        triples = triples_for(chunks, d.tokenizer)
-        out[which] = best_stream(d.new, lambda p, d=d, t=triples: d.feed(p, t), budget / 3) / n * 1e6
+        out[which] = best_stream(d.new, _feeder(d, triples_for(chunks, d.tokenizer)), budget / 3) / n * 1e6
     cls, request = lmparse_class(fixture), lmparse_request(fixture)
     bare = [(c, i == n - 1) for i, c in enumerate(chunks)]
 

