@@ -93,7 +93,7 @@ def per_chunk(mod: ModuleType, fixtures: Sequence[BenchFixture], sizes: Sequence
             if isinstance(r, str):
                 notes.append(f'{f.id}@{size}: {r}')
                 break
-            if all(math.isnan(r[k]) for k in ('engine', 'plugin')):
+            if all(math.isnan(r[k]) for k in ('engine', 'plugin')) and math.isnan(r['plugin']):
                 break
             if not math.isnan(r['plugin']) and not math.isinf(r['plugin']):
                 overheads.append(r['plugin'] - r['lmparse'])
@@ -165,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         problems += construction(mod, fixtures, args.budget)
         for line in problems:
             print(f'  {mod.ENGINE} not run: {line}')
+        seen = set()
+        for fid, size, side, why in getattr(mod, 'NOTES', ()):
+            if (fid, side, why) not in seen:
+                seen.add((fid, side, why))
+                print(f'  {mod.ENGINE} {side} not timed on {fid} (first at {size}): {why}')
     return 0
 
 

@@ -58,6 +58,8 @@ VERSION = '0.33.0'
 STREAM_LIMIT = float(os.environ.get('LMPARSE_ENGINE_STREAM_LIMIT', '20'))
 
 Triples = list[tuple[str, list[int], bool]]
+# Why a side printed nan: (fixture id, chunk size or 'construct', side, reason); compare_engines prints them.
+NOTES: list[tuple[str, int | str, str, str]] = []
 
 
 def available() -> bool:
@@ -246,10 +248,12 @@ def measure(fixture: BenchFixture, chunk_size: int, budget: float) -> dict[str, 
     for which in ('engine', 'plugin'):
         try:
             d = driver(fixture, which)
+            out[which] = best_stream(d.new, _feeder(d, triples_for(chunks, d.tokenizer)), budget / 3) / n * 1e6
         except NotShared:
             out[which] = float('nan')
-            continue
-        out[which] = best_stream(d.new, _feeder(d, triples_for(chunks, d.tokenizer)), budget / 3) / n * 1e6
+        except Exception as err:  # vLLM's own parser raising (or not constructible here) is a finding, not a stop
+            out[which] = float('nan')
+            NOTES.append((fixture.id, chunk_size, which, f'{type(err).__name__}: {str(err)[:160]}'))
     cls, request = lmparse_class(fixture), lmparse_request(fixture)
     bare = [(c, i == n - 1) for i, c in enumerate(chunks)]
 
@@ -276,6 +280,9 @@ def construct(fixture: BenchFixture, budget: float) -> dict[str, float]:
             out[which] = _construction_us(driver(fixture, which).new, budget / 3)
         except NotShared:
             out[which] = float('nan')
+        except Exception as err:
+            out[which] = float('nan')
+            NOTES.append((fixture.id, 'construct', which, f'{type(err).__name__}: {str(err)[:160]}'))
     cls, request = lmparse_class(fixture), lmparse_request(fixture)
     out['lmparse'] = _construction_us(lambda: cls(request), budget / 3)
     return out
