@@ -34,7 +34,9 @@ the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
 is False: for ``tool_choice="required"`` or a named tool the model's native format is parsed
 (vLLM's JSON-list fallback does not apply to these formats).
 
-Not supported through this module: gpt-oss (vLLM always builds its own ``HarmonyParser`` for
+Not registered: lmparse's ``hf`` / ``response_template`` parsers (they need the served tokenizer's
+``response_template`` metadata; vLLM's own parsers of that name read it). Not supported through
+this module: gpt-oss (vLLM always builds its own ``HarmonyParser`` for
 ``model_type == "gpt_oss"``, whatever the registered names), and vLLM's ``ResponsesRequest``
 streaming paths beyond what ``DelegatingParser`` does with the classes.
 """
@@ -58,13 +60,17 @@ from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParser as VllmToolParser
 from vllm.tool_parsers import ToolParserManager
 
-__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REPLACED', 'PREFIX', 'register',
+__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REGISTERED', 'NOT_REPLACED', 'PREFIX', 'register',
            'registered_names', 'to_vllm_delta']
 
 PREFIX = 'lmparse-'
 # vLLM names whose ParserManager composition is model-specific (Harmony, Kimi K3's wrapper,
 # Cohere, MiniCPM-V): lmparse classes registered under them would not be driven as composed.
-NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv'})
+NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv',
+                          'response_template', 'hf'})
+# lmparse names not registered: they read the served tokenizer's response_template metadata, which this
+# module does not hand to lmparse (vLLM's own response_template parsers read the same metadata).
+NOT_REGISTERED = frozenset({'hf', 'response_template'})
 
 _configured: dict[tuple[str | None, str | None], type] = {}
 
@@ -486,8 +492,8 @@ def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
 
 def registered_names() -> tuple[list[str], list[str]]:
     """(tool names, reasoning names) this module registers with vLLM without replacing: lmparse-<name>."""
-    return ([PREFIX + n for n in lmparse.ToolParserManager.names()],
-            [PREFIX + n for n in lmparse.ReasoningParserManager.names()])
+    return ([PREFIX + n for n in lmparse.ToolParserManager.names() if n not in NOT_REGISTERED],
+            [PREFIX + n for n in lmparse.ReasoningParserManager.names() if n not in NOT_REGISTERED])
 
 
 def register(replace: bool | None = None) -> None:
@@ -498,10 +504,11 @@ def register(replace: bool | None = None) -> None:
     """
     if replace is None:
         replace = os.environ.get('LMPARSE_VLLM_REPLACE', '') == '1'
-    for name in lmparse.ToolParserManager.names():
-        ToolParserManager.register_module(PREFIX + name, force=True, module=_tool_class(name))
-    for name in lmparse.ReasoningParserManager.names():
-        ReasoningParserManager.register_module(PREFIX + name, force=True, module=_reasoning_class(name))
+    tools, reasonings = registered_names()
+    for name in tools:
+        ToolParserManager.register_module(name, force=True, module=_tool_class(name[len(PREFIX):]))
+    for name in reasonings:
+        ReasoningParserManager.register_module(name, force=True, module=_reasoning_class(name[len(PREFIX):]))
     if replace:
         vllm_tools = set(ToolParserManager.list_registered())
         vllm_reasoning = set(ReasoningParserManager.list_registered())
