@@ -1,0 +1,297 @@
+"""lmparse inside SGLang 0.5.23: a tool-call detector and a reasoning detector backed by lmparse.
+
+SGLang's OpenAI server (``serving_chat.py``) splits each response between two
+parser objects: ``ReasoningParser(name, ...)`` reads every engine delta first
+and hands its normal text to ``FunctionCallParser(tools, name)``. Each looks its
+detector class up by name in a class-level dict
+(``ReasoningParser.DetectorMap``, ``FunctionCallParser.ToolCallParserEnum``);
+``--reasoning-parser`` / ``--tool-call-parser`` choices are read from those
+dicts once the modules are imported. :func:`register` adds one lmparse-backed
+class per lmparse name:
+
+- ``lmparse-<name>`` tool detectors for every lmparse tool parser name
+  (``lmparse-qwen3``, ``lmparse-deepseek-v32``, aliases included), and
+- ``lmparse-<name>`` reasoning detectors for every lmparse reasoning parser
+  name (``lmparse-default``, ``lmparse-qwen3``, ``lmparse-deepseek-v3``...),
+
+and with ``replace=True`` (or ``LMPARSE_SGLANG_REPLACE=1``) points each of
+SGLang's own names that lmparse also registers (``qwen``, ``hermes``,
+``deepseekv32``, ``glm45``, ``qwen3``...) at the lmparse-backed class.
+
+Selecting them without editing SGLang:
+
+- installed lmparse: SGLang's general-plugin entry point group
+  ``sglang.srt.plugins`` (``pyproject.toml``) runs :func:`register` in every
+  SGLang process before the server arguments are parsed, so
+  ``sglang serve --tool-call-parser lmparse-qwen3 --reasoning-parser lmparse-qwen3``
+  just works (``SGLANG_PLUGINS``, when set, must then list ``lmparse``);
+- any checkout: ``python -m lmparse.integrations.sglang ARGS`` registers and
+  then runs ``python -m sglang.launch_server ARGS`` in the same process.
+
+Each lmparse-backed detector holds one lmparse response parser for its request:
+the reasoning detector one configured with the reasoning dialect only, the tool
+detector one configured with the tool dialect only, fed with the reasoning
+detector's normal text (SGLang's own split). Composed, they give lmparse's own
+result except for a tool block opened inside an unclosed reasoning block, which
+lmparse's single router would take out of the reasoning and SGLang's split
+leaves in it. Where SGLang's interface cannot carry what lmparse produces:
+
+- content and tool-call deltas produced from one engine chunk are returned as
+  ``(normal_text, calls)``; the serving layer sends the text first, so within
+  one chunk their order is not the model's (the totals are unchanged);
+- no structural tags (``supports_structural_tag()`` is False): for
+  ``tool_choice="required"`` / strict tools SGLang falls back to its JSON-array
+  constraint and parser, as it does for its own detectors without tags;
+- whether output starts inside reasoning is SGLang's decision
+  (``force_reasoning``, from the chat template or ``reasoning_default``), not
+  lmparse's reading of the request's chat template kwargs, which SGLang does
+  not hand to reasoning detectors;
+- gpt-oss (a response parser owning both channels) is not registered.
+
+sglang is imported only by :func:`register`, :func:`detector_classes` and the
+launcher; importing this module needs nothing but lmparse.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = ['PREFIX', 'register', 'detector_classes', 'main']
+
+PREFIX = 'lmparse-'
+
+_classes: dict[str, tuple[dict[str, type], dict[str, type]]] = {}
+
+
+def _lmparse_names() -> tuple[list[str], list[str]]:
+    import lmparse
+    return list(lmparse.ToolParserManager.module_dict), list(lmparse.ReasoningParserManager.module_dict)
+
+
+def _tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
+    out = []
+    for t in tools or ():
+        out.append(t.model_dump(exclude_none=True) if hasattr(t, 'model_dump') else dict(t))
+    return out
+
+
+def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
+    """name -> lmparse-backed detector class, for tools and for reasoning (built once; imports sglang)."""
+    if 'all' in _classes:
+        return _classes['all']
+    import lmparse
+    from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+    from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
+    from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
+
+    class LmparseToolDetector(BaseFormatDetector):
+        """A ``FunctionCallParser`` detector over one lmparse tool-only response parser per request.
+
+        ``lmparse_tool`` (class attribute) is the lmparse tool parser name. The
+        parser is built at the first chunk, when SGLang first passes the
+        request's tools; ``finish`` (SGLang's ``parse_stream_end``) is lmparse's
+        ``final=True``.
+        """
+
+        lmparse_tool: str = ''
+        response_cls: type = object
+
+        def __init__(self) -> None:
+            super().__init__()
+            tp = lmparse.ToolParserManager.get(self.lmparse_tool)()
+            self.bot_token = tp.get_tool_open_tag() or ''
+            self._bare = tp.bare_call_open is not None
+            self._parser: Any = None
+            self._finished = False
+
+        def _new_parser(self, tools: Sequence[Any] | None) -> Any:
+            return self.response_cls({'messages': [], 'tools': _tool_dicts(tools)})
+
+        def _convert(self, out: list[Any]) -> Any:
+            text: list[str] = []
+            calls: list[Any] = []
+            for msg, _emitted in out:
+                if msg.content:
+                    text.append(msg.content)
+                for d in msg.tool_calls or ():
+                    fn = d.function
+                    calls.append(ToolCallItem(tool_index=d.index, name=fn.name if fn is not None else None,
+                                              parameters=(fn.arguments or '') if fn is not None else ''))
+            return StreamingParseResult(normal_text=''.join(text), calls=calls)
+
+        def parse_streaming_increment(self, new_text: str, tools: list[Any]) -> Any:
+            if self._parser is None:
+                self._parser = self._new_parser(tools)
+            if self._finished or not new_text:
+                return StreamingParseResult()
+            return self._convert(self._parser.stream_chunk(new_text, ()))
+
+        def finish(self, tools: list[Any]) -> Any:
+            if self._parser is None or self._finished:
+                return StreamingParseResult()
+            self._finished = True
+            return self._convert(self._parser.stream_chunk('', (), final=True))
+
+        def detect_and_parse(self, text: str, tools: list[Any]) -> Any:
+            content, calls, _ = self._new_parser(tools).parse_complete(text)
+            index = self._get_tool_indices(tools)
+            items = [ToolCallItem(tool_index=index.get(c.function.name, -1), name=c.function.name,
+                                  parameters=c.function.arguments) for c in calls or ()]
+            return StreamingParseResult(normal_text=content or '', calls=items)
+
+        def has_tool_call(self, text: str) -> bool:
+            # Dialects with bare calls (no open tag) may hold one anywhere the grammar allows: parse to know.
+            return (bool(self.bot_token) and self.bot_token in text) or self._bare
+
+        def supports_structural_tag(self) -> bool:
+            return False
+
+        def structure_info(self) -> Any:
+            raise NotImplementedError('lmparse-backed detectors provide no SGLang structural tags')
+
+    class LmparseReasoningDetector(BaseReasoningFormatDetector):
+        """A ``ReasoningParser`` detector over one lmparse reasoning-only response parser per request.
+
+        ``force_reasoning`` (SGLang's decision from the chat template / request)
+        says whether the output starts inside reasoning; None keeps the lmparse
+        dialect's default. ``stream_reasoning=False`` holds reasoning until the
+        block closes (SGLang's semantics). Text SGLang's base class would hold
+        for tags split across chunks is held by lmparse instead.
+        """
+
+        lmparse_reasoning: str = ''
+        response_cls: dict[Any, type] = {}
+
+        def __init__(self, stream_reasoning: bool = True, force_reasoning: bool | None = None,
+                     continue_final_message: bool = False, previous_content: str = '',
+                     force_nonempty_content: bool = False) -> None:
+            rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+            super().__init__(rcls.reasoning_open_tag, rcls.reasoning_close_tag,
+                             force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning,
+                             continue_final_message=continue_final_message, previous_content=previous_content,
+                             force_nonempty_content=force_nonempty_content)
+            # Continuing an assistant message: SGLang's base class read the previous content's tags.
+            self._force = self._in_reasoning if continue_final_message else force_reasoning
+            self._parser = self.response_cls[self._force]({'messages': []})
+            self._held: list[str] = []
+            self._done = False
+
+        def _split(self, out: list[Any]) -> tuple[str, str]:
+            reasoning: list[str] = []
+            content: list[str] = []
+            for msg, _emitted in out:
+                if msg.reasoning_content:
+                    reasoning.append(msg.reasoning_content)
+                if msg.content:
+                    content.append(msg.content)
+            return ''.join(reasoning), ''.join(content)
+
+        def _result(self, reasoning: str, content: str, final: bool) -> Any:
+            self._in_reasoning = self._parser.mode == 'reasoning'
+            if not self.stream_reasoning:
+                if reasoning:
+                    self._held.append(reasoning)
+                if not (content or final or not self._in_reasoning):
+                    return ReasoningResult()
+                reasoning, self._held = ''.join(self._held), []
+            return ReasoningResult(normal_text=content, reasoning_text=reasoning)
+
+        def _parse_streaming_increment_impl(self, new_text: str) -> Any:
+            if self._done or not new_text:
+                return ReasoningResult()
+            reasoning, content = self._split(self._parser.stream_chunk(new_text, ()))
+            return self._result(reasoning, content, False)
+
+        def finish(self) -> Any:
+            if self._done:
+                return ReasoningResult()
+            self._done = True
+            reasoning, content = self._split(self._parser.stream_chunk('', (), final=True))
+            ret = self._result(reasoning, content, True)
+            if self._force_nonempty_content:
+                text = self._accumulated_reasoning + ret.reasoning_text + ret.normal_text
+                self._accumulated_reasoning = ''
+                return ReasoningResult(normal_text=text)
+            return ret
+
+        def _detect_and_parse_impl(self, text: str) -> Any:
+            content, _calls, reasoning = self.response_cls[self._force]({'messages': []}).parse_complete(text)
+            return ReasoningResult(normal_text=content or '', reasoning_text=reasoning or '')
+
+    tool_names, reasoning_names = _lmparse_names()
+    tools: dict[str, type] = {}
+    for name in tool_names:
+        rcls = lmparse.BaseResponseParser.with_parsers(None, name)
+        tools[name] = type(f'LmparseToolDetector[{name}]', (LmparseToolDetector,),
+                           {'lmparse_tool': name, 'response_cls': rcls, '__module__': __name__})
+    reasoning: dict[str, type] = {}
+    for name in reasoning_names:
+        base = lmparse.ReasoningParserManager.get(name)
+        variants: dict[Any, type] = {None: lmparse.BaseResponseParser.with_parsers(name, None)}
+        for forced in (True, False):
+            # The same dialect, starting inside reasoning or not as SGLang decided.
+            forced_cls = type(f'{base.__name__}Starts{forced}', (base,),
+                              {'starts_in_reasoning_mode': (lambda self: True) if forced else (lambda self: False)})
+            variants[forced] = type(f'Sglang{forced}', (lmparse.BaseResponseParser,),
+                                    {'reasoning_parser_cls': forced_cls, 'tool_parser_cls': None})
+        reasoning[name] = type(f'LmparseReasoningDetector[{name}]', (LmparseReasoningDetector,),
+                               {'lmparse_reasoning': name, 'response_cls': variants, '__module__': __name__,
+                                # the base's reasoning_default: forced by default only where lmparse starts in it
+                                'reasoning_default': 'always' if variants[None]({'messages': []}).reasoning_enabled
+                                else None})
+    _classes['all'] = (tools, reasoning)
+    return tools, reasoning
+
+
+def detector_classes() -> tuple[dict[str, type], dict[str, type]]:
+    """(lmparse tool name -> SGLang detector class, lmparse reasoning name -> SGLang reasoning detector class)."""
+    return _build_classes()
+
+
+def register(replace: bool | None = None) -> list[str]:
+    """Add ``lmparse-<name>`` detectors to SGLang's registries; with ``replace``, also take over SGLang's names.
+
+    ``replace`` defaults to the environment variable ``LMPARSE_SGLANG_REPLACE=1``.
+    Idempotent. Returns the SGLang names that now resolve to lmparse.
+    The entry point ``sglang.srt.plugins: lmparse`` calls it with no argument.
+    """
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    if replace is None:
+        replace = os.environ.get('LMPARSE_SGLANG_REPLACE', '') == '1'
+    tools, reasoning = _build_classes()
+    names = []
+    for name, cls in tools.items():
+        FunctionCallParser.ToolCallParserEnum[PREFIX + name] = cls
+        names.append(PREFIX + name)
+    for name, cls in reasoning.items():
+        ReasoningParser.DetectorMap[PREFIX + name] = cls
+        names.append(PREFIX + name)
+    if replace:
+        for own in list(FunctionCallParser.ToolCallParserEnum):
+            if own in tools:
+                FunctionCallParser.ToolCallParserEnum[own] = tools[own]
+                names.append(own)
+        for own in list(ReasoningParser.DetectorMap):
+            if own in reasoning:
+                ReasoningParser.DetectorMap[own] = reasoning[own]
+                names.append(own)
+    return names
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m lmparse.integrations.sglang ARGS``: register, then ``python -m sglang.launch_server ARGS``."""
+    import runpy
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    register()
+    sys.argv = ['sglang.launch_server'] + args
+    runpy.run_module('sglang.launch_server', run_name='__main__', alter_sys=True)
+
+
+if __name__ == '__main__':
+    main()
