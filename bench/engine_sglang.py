@@ -42,6 +42,7 @@ import importlib.machinery
 import json
 import logging
 import os
+import signal
 import sys
 import time
 import types
@@ -56,7 +57,7 @@ if ROOT not in sys.path:
 
 from bench.chunking import fixture_chunks  # noqa: E402
 from bench.compare_peers import (  # noqa: E402
-    SGLANG_VERSION, Collected, PeerRow, Unsupported, hf_tokenizer, opens_reasoning_in_prompt, peer_row,
+    SGLANG_VERSION, Collected, PeerRow, PeerTimeout, Unsupported, _alarm, hf_tokenizer, opens_reasoning_in_prompt, peer_row,
     thinking_kwargs, uses_reasoning)
 from bench.fixtures import SCALING, SCALING_CHUNK, SCALING_SIZES, BenchFixture, Expected, load_all  # noqa: E402
 from bench.runner import lmparse_class, lmparse_request, time_once  # noqa: E402
@@ -244,8 +245,18 @@ class Served:
     def run(self) -> list[str]:
         return drain(self.server._generate_chat_stream(None, self.request, None))
 
-    def parse(self, chunks: Sequence[str]) -> tuple[Expected, str | None]:
-        return collect_sse(self.stream(chunks))
+    def parse(self, chunks: Sequence[str], timeout: float = 0.0) -> tuple[Expected, str | None]:
+        """The stream's (content, reasoning, calls) and finish reason; slower than ``timeout`` s: PeerTimeout."""
+        if timeout <= 0:
+            return collect_sse(self.stream(chunks))
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            lines = self.stream(chunks)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        return collect_sse(lines)
 
 
 def names_for(f: BenchFixture, which: str) -> tuple[str | None, str | None]:
