@@ -64,6 +64,11 @@ PREFIX = 'lmparse-'
 
 _classes: dict[str, tuple[dict[str, type], dict[str, type]]] = {}
 
+# SGLang names whose format is an lmparse dialect of another name (replace mode): SGLang's llama3
+# (Llama32Detector) also reads a bare JSON call, lmparse's llama3_json; its deepseek-r1 is lmparse's deepseek_r1.
+SGLANG_TOOL_NAMES = {'llama3': 'llama3_json'}
+SGLANG_REASONING_NAMES = {'deepseek-r1': 'deepseek_r1'}
+
 
 def _lmparse_names() -> tuple[list[str], list[str]]:
     import lmparse
@@ -273,12 +278,14 @@ def register(replace: bool | None = None) -> list[str]:
         names.append(PREFIX + name)
     if replace:
         for own in list(FunctionCallParser.ToolCallParserEnum):
-            if own in tools:
-                FunctionCallParser.ToolCallParserEnum[own] = tools[own]
+            ours = SGLANG_TOOL_NAMES.get(own, own)
+            if ours in tools and not own.startswith(PREFIX):
+                FunctionCallParser.ToolCallParserEnum[own] = tools[ours]
                 names.append(own)
         for own in list(ReasoningParser.DetectorMap):
-            if own in reasoning:
-                ReasoningParser.DetectorMap[own] = reasoning[own]
+            ours = SGLANG_REASONING_NAMES.get(own, own)
+            if ours in reasoning and not own.startswith(PREFIX):
+                ReasoningParser.DetectorMap[own] = reasoning[ours]
                 names.append(own)
     return names
 
