@@ -348,6 +348,33 @@ def measure(fixture: BenchFixture, chunk_size: int, budget: float = 0.3) -> dict
     return out
 
 
+def measure_parsers(fixture: BenchFixture, chunk_size: int, budget: float = 0.3) -> dict[str, float]:
+    """Microseconds per chunk of the parser calls alone (no SSE): 'engine' / 'plugin'.
+
+    SGLang's ``ReasoningParser.parse_stream_chunk`` then ``FunctionCallParser.parse_stream_chunk``
+    per chunk and ``parse_stream_end`` on both at the last, as bench/compare_peers.py drives them:
+    the plugin's cost over bare lmparse without the serving layer's own per-chunk work.
+    """
+    import dataclasses
+
+    from bench.compare_peers import SglangPeer, stream_timer, triples_for
+    setup()
+    chunks = fixture_chunks(fixture, chunk_size)
+    out = {'engine': float('nan'), 'plugin': float('nan')}
+    row = peer_row(fixture)
+    if row is None:
+        return out
+    for which in ('engine', 'plugin'):
+        try:
+            tool, reasoning = names_for(fixture, which)
+        except Unsupported:
+            continue
+        prep = SglangPeer().prepare(fixture, dataclasses.replace(row, sglang_tool=tool,
+                                                                sglang_reasoning=reasoning or row.sglang_reasoning))
+        out[which] = _best_per_chunk(stream_timer(prep, triples_for(chunks, None)), len(chunks), budget / 2)
+    return out
+
+
 def construct(fixture: BenchFixture, budget: float = 0.1) -> dict[str, float]:
     """Microseconds per request's parser construction, as SGLang's serving layer builds them.
 
@@ -405,8 +432,10 @@ def main(argv: list[str] | None = None) -> int:
                 and peer_row(f) is not None]
     print('\nus per chunk, best run: SGLang serving stream with its own detectors (engine), with lmparse-backed '
           'detectors (plugin); bare lmparse stream_chunk (lmparse)')
+    print('  parsers only: the same parser calls without the serving layer (no SSE); plug-lmp: the plugin\'s '
+          'parser-only cost over bare lmparse')
     print(f'{"fixture":<30}{"chunk":>6}{"chunks":>7}{"engine":>10}{"plugin":>10}{"lmparse":>10}'
-          f'{"eng/plug":>10}{"plug-lmp":>10}')
+          f'{"eng/plug":>10}{"eng(p)":>10}{"plug(p)":>10}{"plug-lmp":>10}')
     for f in fixtures:
         for size in sizes:
             try:
@@ -415,17 +444,21 @@ def main(argv: list[str] | None = None) -> int:
                 print(f'{f.id:<30}{size:>6}  skipped: {why}')
                 continue
             m = measure(f, size, args.budget)
+            p = measure_parsers(f, size, args.budget)
             ratio = m['engine'] / m['plugin'] if m['engine'] == m['engine'] else float('nan')
             print(f'{f.id:<30}{size:>6}{n:>7}' + ''.join(_fmt(m[k]) for k in ('engine', 'plugin', 'lmparse'))
-                  + _fmt(ratio) + _fmt(m['plugin'] - m['lmparse']), flush=True)
+                  + _fmt(ratio) + _fmt(p['engine']) + _fmt(p['plugin']) + _fmt(p['plugin'] - m['lmparse']),
+                  flush=True)
     scaling = [int(s) for s in args.scaling.split(',') if s]
     if scaling:
         print(f'\nscaling: us per chunk at {SCALING_CHUNK}-character chunks (payload size -> engine / plugin / '
-              'lmparse); ">Ns" = one stream took longer than N s')
+              'lmparse); ">Ns" = one stream took longer than N s, ">Ns?" = not run: the smaller size\'s time, '
+              'scaled quadratically, passes 4N s')
         for label, build in SCALING.items():
             if not any(o in label for o in only):
                 continue
             cells = []
+            last: dict[str, tuple[int, float]] = {}
             for size in scaling:
                 f = build(size)
                 if peer_row(f) is None:
@@ -438,7 +471,14 @@ def main(argv: list[str] | None = None) -> int:
                     except Unsupported:
                         row.append('-')
                         continue
+                    prev = last.get(which)
+                    # a quadratic stream 10x longer takes 100x: do not start one that would pass the limit
+                    if which == 'engine' and prev is not None and (
+                            prev[1] * (size / prev[0]) ** 2 > 4 * args.max_stream_seconds):
+                        row.append(f'>{args.max_stream_seconds:g}s?')
+                        continue
                     t = _stream_timer(s, chunks)()
+                    last[which] = (size, t)
                     row.append(f'>{args.max_stream_seconds:g}s' if t > args.max_stream_seconds
                                else f'{t / len(chunks) * 1e6:.2f}')
                 row.append(f'{_best_per_chunk(_lmparse_timer(f, chunks), len(chunks), 0.2):.2f}')
