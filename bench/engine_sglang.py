@@ -417,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument('--budget', type=float, default=0.3, help='seconds per cell and configuration')
     ap.add_argument('--scaling', default=','.join(str(n) for n in SCALING_SIZES),
                     help='payload sizes of the scaling table ("" for none)')
+    ap.add_argument('--scaling-only', default='', help='substring filter on scaling labels (comma separated)')
     ap.add_argument('--max-stream-seconds', type=float, default=20.0,
                     help='leave a scaling cell out when one stream of it takes longer (default 20)')
     args = ap.parse_args(argv)
@@ -454,8 +455,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f'\nscaling: us per chunk at {SCALING_CHUNK}-character chunks (payload size -> engine / plugin / '
               'lmparse); ">Ns" = one stream took longer than N s, ">Ns?" = not run: the smaller size\'s time, '
               'scaled quadratically, passes 4N s')
+        scaling_only = [o for o in args.scaling_only.split(',') if o] or ['']
         for label, build in SCALING.items():
-            if not any(o in label for o in only):
+            if not any(o in label for o in scaling_only):
                 continue
             cells = []
             last: dict[str, tuple[int, float]] = {}

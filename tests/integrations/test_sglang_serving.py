@@ -49,8 +49,51 @@ CHUNKINGS: dict[str, Callable[[BenchFixture], list[str]]] = {
     'whole': lambda f: [f.text],
 }
 
-# (SGLang tool parser, chunkings or '*') -> why SGLang's own result is wrong there. Filled from the lane's findings.
-SGLANG_WRONG: dict[tuple[str, str], str] = {}
+# Why SGLang's own result differs from lmparse's, found by this lane (SGLang 0.5.23). 'wrong:' = SGLang loses or
+# misattributes data; 'by design:' = both are defensible and lmparse's documented choice differs; 'unsupported:' =
+# SGLang has no reader for that form. Keyed by (SGLang tool parser, chunking); '*' = every chunking.
+_DROPS_LEADING = ("wrong: text that precedes the call's opening marker in the same chunk is dropped "
+                  '(the detector returns only the calls of that chunk)')
+_ONE_CHUNK_MANY = ('wrong: with the text and several calls in one chunk it streams the first call (or only its name) '
+                   'and drops the text before it and the later calls')
+_SPLIT_TOKEN = ('by design: it assumes special-token markers arrive whole (its detokenizer never splits one); cut '
+                'inside a marker, the markup goes to content and calls are lost')
+_SEPARATORS = ('by design: the newlines between two tool blocks stay content in SGLang; lmparse drops them once the '
+               'next block is confirmed (README "Wire format decisions")')
+_WHOLE = {('whole', _ONE_CHUNK_MANY), ('tags256', _ONE_CHUNK_MANY)}
+
+
+def _rows(tool: str, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    return {(tool, chunking): reason for chunking, reason in pairs}
+
+
+SGLANG_WRONG: dict[tuple[str, str], str] = {
+    **_rows('qwen', {('tags4', _DROPS_LEADING), ('tags16', _DROPS_LEADING), ('split3', _DROPS_LEADING),
+                     ('split7', _DROPS_LEADING), *_WHOLE}),
+    **_rows('llama3', {('tags1', _SEPARATORS), ('tags4', _DROPS_LEADING), ('tags16', _DROPS_LEADING),
+                       ('split3', _DROPS_LEADING), ('split7', _DROPS_LEADING), *_WHOLE}),
+    **_rows('deepseekv3', {('tags1', _SEPARATORS), ('tags4', _DROPS_LEADING + '; arguments are cut short'),
+                           ('tags16', _DROPS_LEADING + '; the second call is lost'), *_WHOLE,
+                           ('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN)}),
+    **_rows('deepseekv31', {('tags16', _DROPS_LEADING), *_WHOLE, ('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN)}),
+    **_rows('kimi_k2', {('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN), *_WHOLE}),
+    **_rows('minimax-m2', {('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN),
+                           ('whole', "wrong: with both calls in one chunk each gets the last call's arguments"),
+                           ('tags256', "wrong: with both calls in one chunk each gets the last call's arguments")}),
+    **_rows('pythonic', {*_WHOLE}),
+    **_rows('mistral', {*_WHOLE}),
+    **_rows('gemma4', {('*', 'wrong: two calls are streamed under one index (names and arguments run together)')}),
+    **_rows('qwen3_coder', {('*', _SEPARATORS)}),
+    **_rows('glm47', {('*', _SEPARATORS), ('tags256', _ONE_CHUNK_MANY + '; ' + _SEPARATORS),
+                      ('whole', _ONE_CHUNK_MANY)}),
+}
+# Fixture-specific: the form, not the chunking, is what SGLang cannot read.
+SGLANG_WRONG_BY_FIXTURE: dict[str, str] = {
+    'mistral-v3/': ('wrong: the pre-v11 form `[TOOL_CALLS][{...}, ...]` is consumed and no call is emitted '
+                    '(at every chunking)'),
+    'llama4_json/': ("unsupported: SGLang's llama3 detector (the closest it has) does not read Llama 4's "
+                     '<|python_start|>...<|python_end|> wrapper: the calls stay in content'),
+}
 
 
 def _fixtures() -> list[BenchFixture]:
@@ -102,7 +145,8 @@ def test_engine_equals_lmparse_where_right(fixture: BenchFixture, chunking: str)
     if v == 'ok':
         return
     tool = E.names_for(fixture, 'engine')[0]
-    reason = SGLANG_WRONG.get((str(tool), chunking)) or SGLANG_WRONG.get((str(tool), '*'))
+    reason = (next((r for prefix, r in SGLANG_WRONG_BY_FIXTURE.items() if fixture.id.startswith(prefix)), None)
+              or SGLANG_WRONG.get((str(tool), chunking)) or SGLANG_WRONG.get((str(tool), '*')))
     if reason is not None:
         pytest.xfail(f'{v}: {reason}')
     pytest.fail(f'SGLang {tool} differs from lmparse ({v}) and no reason is listed\n'
