@@ -92,6 +92,11 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
     from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
     from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 
+    # Read only by FunctionCallParser and the serving layer: one shared empty result, results built unvalidated.
+    empty = StreamingParseResult()
+    result = StreamingParseResult.model_construct
+    item = ToolCallItem.model_construct
+
     class LmparseToolDetector(BaseFormatDetector):
         """A ``FunctionCallParser`` detector over one lmparse tool-only response parser per request.
 
@@ -116,6 +121,8 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             return self.response_cls({'messages': [], 'tools': _tool_dicts(tools)})
 
         def _convert(self, out: list[Any]) -> Any:
+            if not out:
+                return empty
             text: list[str] = []
             calls: list[Any] = []
             for msg, _emitted in out:
@@ -123,15 +130,16 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                     text.append(msg.content)
                 for d in msg.tool_calls or ():
                     fn = d.function
-                    calls.append(ToolCallItem(tool_index=d.index, name=fn.name if fn is not None else None,
-                                              parameters=(fn.arguments or '') if fn is not None else ''))
-            return StreamingParseResult(normal_text=''.join(text), calls=calls)
+                    # model_construct: the fields are already the right types (no per-delta validation)
+                    calls.append(item(tool_index=d.index, name=fn.name if fn is not None else None,
+                                      parameters=(fn.arguments or '') if fn is not None else ''))
+            return result(normal_text=''.join(text), calls=calls)
 
         def parse_streaming_increment(self, new_text: str, tools: list[Any]) -> Any:
             if self._parser is None:
                 self._parser = self._new_parser(tools)
             if self._finished or not new_text:
-                return StreamingParseResult()
+                return empty
             return self._convert(self._parser.stream_chunk(new_text, ()))
 
         def finish(self, tools: list[Any]) -> Any:
