@@ -57,8 +57,8 @@ if ROOT not in sys.path:
 
 from bench.chunking import fixture_chunks  # noqa: E402
 from bench.compare_peers import (  # noqa: E402
-    SGLANG_VERSION, Collected, PeerRow, PeerTimeout, Unsupported, _alarm, hf_tokenizer, opens_reasoning_in_prompt, peer_row,
-    thinking_kwargs, uses_reasoning)
+    SGLANG_VERSION, Collected, PeerRow, PeerTimeout, Unsupported, _alarm, hf_tokenizer, opens_reasoning_in_prompt,
+    peer_row, thinking_kwargs, uses_reasoning)
 from bench.fixtures import SCALING, SCALING_CHUNK, SCALING_SIZES, BenchFixture, Expected, load_all  # noqa: E402
 from bench.runner import lmparse_class, lmparse_request, time_once  # noqa: E402
 

@@ -92,10 +92,11 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
     from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
     from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 
-    # Read only by FunctionCallParser and the serving layer: one shared empty result, results built unvalidated.
+    # Read only by FunctionCallParser and the serving layer: one shared empty result. (pydantic's validating
+    # constructors, in pydantic-core, are faster here than model_construct, which runs in Python.)
     empty = StreamingParseResult()
-    result = StreamingParseResult.model_construct
-    item = ToolCallItem.model_construct
+    result = StreamingParseResult
+    item = ToolCallItem
 
     class LmparseToolDetector(BaseFormatDetector):
         """A ``FunctionCallParser`` detector over one lmparse tool-only response parser per request.
@@ -130,7 +131,6 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                     text.append(msg.content)
                 for d in msg.tool_calls or ():
                     fn = d.function
-                    # model_construct: the fields are already the right types (no per-delta validation)
                     calls.append(item(tool_index=d.index, name=fn.name if fn is not None else None,
                                       parameters=(fn.arguments or '') if fn is not None else ''))
             return result(normal_text=''.join(text), calls=calls)
