@@ -60,6 +60,8 @@ _SPLIT_TOKEN = ('by design: it assumes special-token markers arrive whole (its d
                 'inside a marker, the markup goes to content and calls are lost')
 _SEPARATORS = ('by design: the newlines between two tool blocks stay content in SGLang; lmparse drops them once the '
                'next block is confirmed (README "Wire format decisions")')
+_STRIPS = 'by design: SGLang strips the newlines between the text and the call header; lmparse keeps them as content'
+_ONE_INDEX = 'wrong: two calls are streamed under one index (names and arguments run together)'
 _WHOLE = {('whole', _ONE_CHUNK_MANY), ('tags256', _ONE_CHUNK_MANY)}
 
 
@@ -83,15 +85,24 @@ SGLANG_WRONG: dict[tuple[str, str], str] = {
                            ('tags256', "wrong: with both calls in one chunk each gets the last call's arguments")}),
     **_rows('pythonic', {*_WHOLE}),
     **_rows('mistral', {*_WHOLE}),
-    **_rows('gemma4', {('*', 'wrong: two calls are streamed under one index (names and arguments run together)')}),
+    **_rows('gemma4', {('*', _ONE_INDEX)}),
     **_rows('qwen3_coder', {('*', _SEPARATORS)}),
     **_rows('glm47', {('*', _SEPARATORS), ('tags256', _ONE_CHUNK_MANY + '; ' + _SEPARATORS),
                       ('whole', _ONE_CHUNK_MANY)}),
+    **_rows('cohere_command4', {('*', _ONE_INDEX), ('whole', 'wrong: with everything in one chunk no call is emitted')}),
+    **_rows('gigachat3', {('tags1', _STRIPS), ('tags4', _STRIPS), ('tags16', _STRIPS),
+                          ('tags256', _STRIPS + '; ' + _ONE_CHUNK_MANY), ('whole', _STRIPS + '; ' + _ONE_CHUNK_MANY),
+                          ('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN)}),
+    **_rows('mimo', {('tags1', _SEPARATORS), ('tags4', _SEPARATORS), ('tags16', _SEPARATORS),
+                     ('tags256', _SEPARATORS), ('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN),
+                     ('whole', _ONE_CHUNK_MANY)}),
 }
-# Fixture-specific: the form, not the chunking, is what SGLang cannot read.
+# Fixture-specific: the form (or what it needs), not the chunking, is what SGLang cannot read here.
 SGLANG_WRONG_BY_FIXTURE: dict[str, str] = {
     'mistral-v3/': ('wrong: the pre-v11 form `[TOOL_CALLS][{...}, ...]` is consumed and no call is emitted '
                     '(at every chunking)'),
+    'hy_v3/': ("unsupported here: SGLang's hunyuan detector resolves its markers from the model's own tokenizer, "
+               'which the stand-in tokenizer does not have: the calls stay in content'),
     'llama4_json/': ("unsupported: SGLang's llama3 detector (the closest it has) does not read Llama 4's "
                      '<|python_start|>...<|python_end|> wrapper: the calls stay in content'),
 }
