@@ -66,6 +66,8 @@ from lmparse.dialects.iquest import IQuestQ1ReasoningParser, IQuestQ1ToolParser
 from lmparse.dialects.jamba import JambaToolParser
 from lmparse.dialects.k2 import K2HorizonReasoningParser, K2HorizonToolParser
 from lmparse.dialects.kimi import KimiK2ToolParser, KimiK3ReasoningParser, KimiK3ToolParser, KimiThinkReasoningParser
+from lmparse.dialects.lfm import Lfm2ToolParser
+from lmparse.dialects.ling import Ling3ToolParser
 from lmparse.dialects.llama import (
     Llama3JsonToolParser,
     Llama3LenientJsonToolParser,
@@ -74,6 +76,7 @@ from lmparse.dialects.llama import (
 )
 from lmparse.dialects.longcat import LongcatReasoningParser, LongcatToolParser
 from lmparse.dialects.mimo import MiMoReasoningParser, MiMoToolParser
+from lmparse.dialects.minicpm import MiniCPM5ToolParser, MiniCPMVReasoningParser
 from lmparse.dialects.minimax import (
     MiniMaxM2ReasoningParser,
     MiniMaxM2ToolParser,
@@ -84,6 +87,8 @@ from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
 from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
+from lmparse.dialects.plamo import Plamo3ReasoningParser, Plamo3ToolParser
+from lmparse.dialects.poolside import PoolsideV1ReasoningParser, PoolsideV1ToolParser
 from lmparse.dialects.qwen import Qwen3CoderToolParser, Qwen3ToolParser
 from lmparse.dialects.response_template import (
     ResponseTemplateError,
@@ -93,6 +98,7 @@ from lmparse.dialects.response_template import (
 )
 from lmparse.dialects.seed_oss import SeedOssReasoningParser, SeedOssToolParser
 from lmparse.dialects.spark import Spark25ToolParser
+from lmparse.dialects.step import Step3p5ToolParser, Step3ToolParser, StepReasoningParser
 from lmparse.dialects.trinity import TrinityToolParser
 from lmparse.dialects.xlam import XlamToolParser
 
@@ -162,6 +168,8 @@ __all__ = [
     'KimiK3ToolParser',
     'KimiThinkReasoningParser',
     'LEGACY_REASONING_PARSER_NAMES',
+    'Lfm2ToolParser',
+    'Ling3ToolParser',
     'Llama3JsonToolParser',
     'Llama3LenientJsonToolParser',
     'Llama4JsonToolParser',
@@ -169,6 +177,8 @@ __all__ = [
     'LongcatToolParser',
     'MiMoReasoningParser',
     'MiMoToolParser',
+    'MiniCPM5ToolParser',
+    'MiniCPMVReasoningParser',
     'MiniMaxM2ReasoningParser',
     'MiniMaxM2ToolParser',
     'MiniMaxM3ReasoningParser',
@@ -180,6 +190,10 @@ __all__ = [
     'Nemotron3ReasoningParser',
     'NsElementToolParser',
     'Phi4MiniJsonToolParser',
+    'Plamo3ReasoningParser',
+    'Plamo3ToolParser',
+    'PoolsideV1ReasoningParser',
+    'PoolsideV1ToolParser',
     'PythonicCallsToolParser',
     'PythonicToolParser',
     'Qwen3CoderToolParser',
@@ -195,6 +209,9 @@ __all__ = [
     'SeedOssReasoningParser',
     'SeedOssToolParser',
     'Spark25ToolParser',
+    'Step3ToolParser',
+    'Step3p5ToolParser',
+    'StepReasoningParser',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
@@ -202,9 +219,9 @@ __all__ = [
     'UnknownModelError',
     'XlamToolParser',
     'XmlToolParser',
+    '__version__',
     'compile_response_template',
     'dump_tools',
     'parsers_for_model',
     'validate_parser_names',
-    '__version__',
 ]

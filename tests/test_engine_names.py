@@ -24,16 +24,13 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'beam', 'lfm2', 'ling3', 'minicpm5', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3',
-        'plamo3', 'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3'},
     'vllm_reasoning': {
-        'beam', 'ling3', 'minicpmv', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3', 'plamo3',
-        'poolside_v1', 'step3', 'step3p5', 'step5'},
+        'beam', 'muse', 'muse_glimmer', 'musespark1x'},
     'sglang_tool': {
-        'beam', 'lfm2', 'ling3', 'minicpm5', 'muse', 'poolside_v1', 'step3',
-        'step3p5'},
+        'beam', 'muse'},
     'sglang_reasoning': {
-        'beam', 'ling3', 'muse', 'poolside_v1', 'step3', 'step3p5'},
+        'beam', 'muse'},
 }
 
 

@@ -21,8 +21,9 @@ class DsmlToolParser(ToolParser):
     ``parameter_key_attribute``), how a value is typed
     (``string_attribute`` with ``string_attribute_values`` marking raw text,
     ``string_by_default`` when it is absent, or ``schema_typed_values``: by the
-    request's JSON schema) and ``attribute_entities`` decoded in names and
-    keys. The markers are built from them once per class.
+    request's JSON schema), ``attribute_entities`` decoded in names and
+    keys, and ``block_open_tag`` / ``block_close_tag`` for a block written as
+    tags of another markup. The markers are built from them once per class.
     """
 
     dsml_token: ClassVar[str]
@@ -40,6 +41,8 @@ class DsmlToolParser(ToolParser):
     string_by_default: ClassVar[bool]
     schema_typed_values: ClassVar[bool]
     attribute_entities: ClassVar[tuple[tuple[str, str], ...]]
+    block_open_tag: ClassVar[str | None]
+    block_close_tag: ClassVar[str | None]
     @classmethod
     def get_tool_open_tag(cls) -> str: ...
     @classmethod

@@ -81,7 +81,7 @@ _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'par
 cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
                         'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
                         'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
-                        'attribute_entities')
+                        'attribute_entities', 'block_open_tag', 'block_close_tag')
 cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
                             'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
                             'parameter_key_attribute')
@@ -113,13 +113,19 @@ cdef tuple _class_entry(type cls):
     string_attr = values['string_attribute']
     if string_attr is not None and not isinstance(string_attr, str):
         raise TypeError(f'{cls.__name__}.string_attribute must be str or None')
+    block_open, block_close = values['block_open_tag'], values['block_close_tag']
+    for name, tag in (('block_open_tag', block_open), ('block_close_tag', block_close)):
+        if tag is not None and (not isinstance(tag, str) or not tag or tag[0] != t_open[0]):
+            raise TypeError(f'{cls.__name__}.{name} must be None or a non-empty str starting with {t_open[0]!r}')
     markers = (f'{t_open}{token}{invoke}', f'{t_open}{token}{parameter}', f'{t_end}{token}{invoke}{t_close}',
-               f'{t_end}{token}{parameter}{t_close}', f'{t_end}{token}{block}{t_close}')
+               f'{t_end}{token}{parameter}{t_close}',
+               block_close if block_close is not None else f'{t_end}{token}{block}{t_close}')
     string_values = values['string_attribute_values']
     settings = (t_close, values['call_name_attribute'], values['parameter_key_attribute'], string_attr,
                 (string_values,) if isinstance(string_values, str) else tuple(string_values), bool(values['string_by_default']),
                 bool(values['schema_typed_values']), tuple(tuple(p) for p in values['attribute_entities']))
-    entry = (declared, markers, f'{lead}{t_open}{token}{block}{t_close}', settings)
+    entry = (declared, markers, f'{lead}{block_open}' if block_open is not None else f'{lead}{t_open}{token}{block}{t_close}',
+             settings)
     if len(_marker_cache) >= 256:
         _marker_cache.clear()
     _marker_cache[cls] = entry
@@ -145,8 +151,9 @@ cdef class DsmlToolParser(ToolParser):
     ``parameter_key_attribute``), how a value is typed
     (``string_attribute`` with ``string_attribute_values`` marking raw text,
     ``string_by_default`` when it is absent, or ``schema_typed_values``: by the
-    request's JSON schema) and ``attribute_entities`` decoded in names and
-    keys. The markers are built from them once per class.
+    request's JSON schema), ``attribute_entities`` decoded in names and
+    keys, and ``block_open_tag`` / ``block_close_tag`` for a block written as
+    tags of another markup. The markers are built from them once per class.
     """
 
     dsml_token = DSML_TOKEN
@@ -168,6 +175,11 @@ cdef class DsmlToolParser(ToolParser):
     schema_typed_values = False
     # (entity, character) pairs decoded in attribute values, in this order.
     attribute_entities = ()
+    # The block's open / close tag written whole when it is not an element of
+    # the markup (Step-3's special-token section around its steptml calls);
+    # None: built from tool_calls_block_name. Text between calls is skipped.
+    block_open_tag = None
+    block_close_tag = None
 
     cdef int _phase
     cdef Py_ssize_t _param_count
