@@ -1,0 +1,106 @@
+"""inclusionAI Ling 3: GLM-4.7 XML-like tool calls and ``<think>`` reasoning (on unless switched off).
+
+Syntax as SGLang's ``Ling3Detector`` reads it: ``<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>``,
+also with the first ``<arg_key>`` right after the name and a call with no
+arguments closed at once. ``<tool_call>`` / ``<arg_key>`` ... are ordinary
+text for the purpose of chunking (no Ling tokenizer on PyPI): every split
+inside every tag is checked.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmparse import Ling3ToolParser, ReasoningParser, ReasoningParserManager, ToolParserManager
+from tests.streaming import atomic_chunks, case_checks, run_case, split_at
+
+THO, THC = '<think>', '</think>'
+SPECIAL = (THO, THC, '<tool_call>', '</tool_call>')
+TAGS = (*SPECIAL, '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>')
+
+Calls = list[tuple[str, str]]
+
+
+def call(name: str, sep: str = '\n', **params: str) -> str:
+    body = ''.join(f'<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n' for k, v in params.items())
+    return f'<tool_call>{name}{sep if params else ""}{body}</tool_call>'
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    text: str
+    content: str | None
+    reasoning_content: str | None
+    calls: Calls
+    reasoning: str | None = 'ling3'
+    tool: str = 'ling3'
+    request: dict[str, Any] = field(default_factory=dict)
+
+    def parser(self, make_parser: Any) -> Any:
+        return make_parser(self.reasoning, self.tool, **self.request)
+
+    @property
+    def expected(self) -> tuple[Any, Any, Any]:
+        return self.content, self.reasoning_content, self.calls
+
+
+CASES = [
+    Case('basic', f'The user asks.{THC}Checking.\n' + call('get_weather', city='Paris', unit='celsius'),
+         'Checking.\n', 'The user asks.', [('get_weather', '{"city": "Paris", "unit": "celsius"}')]),
+    Case('name-then-arg-key', f'x{THC}' + call('search', '', query='q', limit='5'), None, 'x',
+         [('search', '{"query": "q", "limit": 5}')]),
+    Case('no-arguments', f'x{THC}' + call('get_time'), None, 'x', [('get_time', '{}')]),
+    Case('two-calls-and-unknown', f'x{THC}' + call('get_time') + '\n' + call('rm', p='/') + '\n'
+         + call('search', query='a & b'), None, 'x', [('get_time', '{}'), ('search', '{"query": "a & b"}')]),
+    Case('tool-ends-reasoning', 'Look up.' + call('get_time') + f'more{THC}Answer.', 'Answer.', 'Look up.more',
+         [('get_time', '{}')]),
+    Case('model-writes-think', f'{THO}x{THC}y', 'y', 'x', []),
+    Case('thinking-off', 'Direct answer.' + call('get_time'), 'Direct answer.', None, [('get_time', '{}')],
+         request={'chat_template_kwargs': {'thinking': False}}),
+    Case('enable-thinking-off', 'Direct.', 'Direct.', None, [],
+         request={'chat_template_kwargs': {'enable_thinking': False}}),
+    Case('multiline-value', f'x{THC}' + call('search', query='one\ntwo'), None, 'x',
+         [('search', '{"query": "one\\ntwo"}')]),
+    Case('lookalikes', f'x{THC}a <tool_cal b <arg_key>c</arg_key> d', 'a <tool_cal b <arg_key>c</arg_key> d', 'x', []),
+    Case('truncated-in-value', f'x{THC}<tool_call>search\n<arg_key>query</arg_key>\n<arg_value>ab', None, 'x',
+         [('search', '{"query": "ab"}')]),
+    Case('truncated-in-name', f'x{THC}ok<tool_call>sea', 'ok', 'x', []),
+]
+CASE_IDS = [c.id for c in CASES]
+assert len(set(CASE_IDS)) == len(CASE_IDS)
+
+
+def test_names_and_classes() -> None:
+    assert ToolParserManager.get('ling3') is Ling3ToolParser
+    assert ReasoningParserManager.get('ling3') is ReasoningParser
+
+
+def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
+    return run_case(case.parser(make_parser), chunks, flush=flush)
+
+
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS)
+
+
+@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
+def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
+    """Special tokens as a tokenizer gives them: each one chunk, the text around them in small pieces."""
+    for size in (1, 3):
+        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
+
+
+@settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
+          deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_stream_arbitrary_splits(make_parser: Any, data: st.DataObject) -> None:
+    case = data.draw(st.sampled_from(CASES), label='case')
+    n = len(case.text)
+    cuts = data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=30), label='cuts')
+    assert _run(case, make_parser, split_at(case.text, cuts)) == case.expected, case.id
