@@ -1,0 +1,121 @@
+"""Preferred Networks PLaMo 3: ``<|plamo:...|>`` tool-request sections and think blocks.
+
+Syntax as vLLM's ``vllm/parser/plamo3.py`` and its tests' complete outputs
+write it (markers adjacent)::
+
+    <|plamo:begin_think:plamo|>R<|plamo:end_think:plamo|>
+    <|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>
+    <|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>
+    <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{...}<|plamo:end_tool_arguments:plamo|>
+    <|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>
+
+The markers are split by PLaMo's tokenizer (not on PyPI), so every split
+inside every marker is checked; the atomic test streams each marker whole.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmparse import Plamo3ReasoningParser, Plamo3ToolParser, ReasoningParserManager, ToolParserManager
+from tests.streaming import atomic_chunks, case_checks, run_case, split_at
+
+THO, THC = '<|plamo:begin_think:plamo|>', '<|plamo:end_think:plamo|>'
+RS, RE = '<|plamo:begin_tool_requests:plamo|>', '<|plamo:end_tool_requests:plamo|>'
+QS, QE = '<|plamo:begin_tool_request:plamo|>', '<|plamo:end_tool_request:plamo|>'
+NS, NE = '<|plamo:begin_tool_name:plamo|>', '<|plamo:end_tool_name:plamo|>'
+AS, AE = '<|plamo:begin_tool_arguments:plamo|>', '<|plamo:end_tool_arguments:plamo|>'
+CJ, MSG, EOT = '<|plamo:constrain|>', '<|plamo:msg|>', '<|plamo:tag|>'
+SPECIAL = (THO, THC, RS, RE, QS, QE, NS, NE, AS, AE, CJ, MSG, EOT)
+TAGS = SPECIAL
+
+Calls = list[tuple[str, str]]
+
+
+def call(name: str, args: str) -> str:
+    return f'{QS}{NS}{name}{NE}{AS}{CJ}json{MSG}{args}{AE}{QE}'
+
+
+def block(*calls: str) -> str:
+    return RS + ''.join(calls) + RE
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    text: str
+    content: str | None
+    reasoning_content: str | None
+    calls: Calls
+    reasoning: str | None = 'plamo3'
+    tool: str = 'plamo3'
+    request: dict[str, Any] = field(default_factory=dict)
+
+    def parser(self, make_parser: Any) -> Any:
+        return make_parser(self.reasoning, self.tool, **self.request)
+
+    @property
+    def expected(self) -> tuple[Any, Any, Any]:
+        return self.content, self.reasoning_content, self.calls
+
+
+CASES = [
+    Case('reasoning-and-content', f'let me think{THC}Here is the answer.', 'Here is the answer.', 'let me think', []),
+    Case('model-opens-think', f'{THO}deciding{THC}ok', 'ok', 'deciding', []),
+    Case('one-call', f'deciding{THC}' + block(call('get_weather', '{"city": "Tokyo"}')), None, 'deciding',
+         [('get_weather', '{"city": "Tokyo"}')]),
+    Case('two-calls-and-unknown', f'x{THC}Sure.' + block(call('get_time', '{}'), call('rm', '{"p": "/"}'),
+                                                          call('search', '{"query": "q", "limit": 2}')) + 'after',
+         'Sure.after', 'x', [('get_time', '{}'), ('search', '{"query": "q", "limit": 2}')]),
+    Case('nested-json', f'x{THC}' + block(call('search', '{"query": "a \\"<|plamo:end_tool_arguments:plamo|>\\"", '
+                                                         '"opts": {"k": [1, 2]}}')), None, 'x',
+         [('search', '{"query": "a \\"<|plamo:end_tool_arguments:plamo|>\\"", "opts": {"k": [1, 2]}}')]),
+    Case('tool-ends-reasoning', 'Look.' + block(call('get_time', '{}')) + f'more{THC}Done.', 'Done.', 'Look.more',
+         [('get_time', '{}')]),
+    Case('eot-dropped', f'x{THC}Answer.{EOT}', 'Answer.', 'x', []),
+    Case('thinking-off', 'Direct.' + block(call('get_time', '{}')), 'Direct.', None, [('get_time', '{}')],
+         request={'chat_template_kwargs': {'enable_thinking': False}}),
+    Case('no-reasoning-parser', 'Plain ' + block(call('get_time', '{}')), 'Plain ', None, [('get_time', '{}')],
+         reasoning=None),
+    Case('lookalikes', f'x{THC}a <|plamo:begin_tool b <|plamo:x|> c', 'a <|plamo:begin_tool b <|plamo:x|> c', 'x', []),
+    Case('truncated-in-arguments', f'x{THC}' + RS + f'{QS}{NS}search{NE}{AS}{CJ}json{MSG}{{"query": "ab', None, 'x',
+         [('search', '{"query": "ab')]),
+    Case('truncated-in-name', f'x{THC}ok{RS}{QS}{NS}sea', 'ok', 'x', []),
+]
+CASE_IDS = [c.id for c in CASES]
+assert len(set(CASE_IDS)) == len(CASE_IDS)
+
+
+def test_names_and_classes() -> None:
+    assert ToolParserManager.get('plamo3') is Plamo3ToolParser
+    assert ReasoningParserManager.get('plamo3') is Plamo3ReasoningParser
+
+
+def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
+    return run_case(case.parser(make_parser), chunks, flush=flush)
+
+
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS)
+
+
+@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
+def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
+    """Special tokens as a tokenizer gives them: each one chunk, the text around them in small pieces."""
+    for size in (1, 3):
+        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
+
+
+@settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
+          deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_stream_arbitrary_splits(make_parser: Any, data: st.DataObject) -> None:
+    case = data.draw(st.sampled_from(CASES), label='case')
+    n = len(case.text)
+    cuts = data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=30), label='cuts')
+    assert _run(case, make_parser, split_at(case.text, cuts)) == case.expected, case.id
