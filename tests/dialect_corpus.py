@@ -400,7 +400,8 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             if cls.function_open:
                 body += f'\n{cls.function_open}{name}{cls.function_name_end or ""}\n'
             else:
-                body += name + '\n'
+                # the name right after the block's open tag, ended by function_name_end (MiniCPM 5) or the first argument
+                body += name + (cls.function_name_end or '\n')
             for k, v in params.items():
                 body += f'{cls.arg_open}{k}{cls.arg_name_end}{nl if not cls.value_open else ""}'
                 if cls.value_open:

@@ -213,7 +213,8 @@ def test_only_declared_prefixes_are_held(tail: str, held: int, held_by_default: 
 
 @pytest.mark.parametrize('attrs,message', [
     ({'function_open': '', 'function_name_end': None}, 'multiple_calls'),
-    ({'function_open': ''}, 'function_name_end'),
+    # a name led by the block's open tag and ended by function_name_end is one call per block (MiniCPM 5)
+    ({'function_open': ''}, 'multiple_calls'),
     ({'function_open': '', 'function_name_end': None, 'multiple_calls': False, 'arg_open': None}, 'arg_open'),
     ({'arg_open': ''}, 'arg_open'),
     ({'arg_name_end': 3}, 'arg_name_end'),

@@ -8,8 +8,9 @@ element, several one after another, with no wrapper::
 
 String values are raw text, other values JSON (or Python literals), typed
 back by the tool's schema: the XML-like family with ``<function name="`` as
-the block's open tag and ``</function>`` as its close; the name is read by
-the family's ``_consume_function`` hook (up to ``">``). Not read, on purpose:
+the block's open tag (the name follows it, up to ``">``) and ``</function>``
+as its close. Prose such as ``<function>`` or ``<function foo>`` is not the
+open tag and stays content. Not read, on purpose:
 vLLM's and SGLang's lxml fallbacks for single-quoted attributes and
 ``<![CDATA[...]]>`` values (kept as written), vLLM's ``Ġ``/``Ċ`` byte-level
 repairs and its table of tau-bench alias tool names rewritten to offered
@@ -39,20 +40,13 @@ class MiniCPM5ToolParser(XmlToolParser):
 
     tool_open_tag = '<function name="'
     tool_close_tag = '</function>'
-    function_open = ''  # the block's open tag ends at the name (read by _consume_function)
+    function_open = ''  # the block's open tag leads into the name ...
+    function_name_end = '">'  # ... which ends at the attribute's closing quote
     arg_open = '<param name="'
     arg_name_end = '">'
     arg_value_close_tag = '</param>'
     # A value whose </param> is missing ends at the next parameter or the call's end.
     value_end_tags = ('<param name="', '</function>')
-
-    def _consume_function(self, payload: str, pos: int, final: bool = False) -> tuple[int, str | None, str] | None:
-        # The name is the attribute value: up to its closing '">' (no grammar marker can say
-        # "the name starts the block and ends at a marker"). Called once per call.
-        end = payload.find('">', pos)
-        if end < 0:
-            return (len(payload), None, 'done') if final else None
-        return end + 2, payload[pos:end], 'arg_start'
 
 
 _RESERVED = tuple(f'<reserved_{i}>' for i in range(12, 16)) + tuple(f'<|reserved_{i}|>' for i in range(12, 16))

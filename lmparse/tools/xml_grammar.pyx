@@ -330,6 +330,21 @@ cdef class XmlGrammar:
         st.piece_start = -1
         if fo is None:
             raise NotImplementedError(f'{type(owner).__name__}._consume_function has not been implemented')
+        if not fo and ne is not None:
+            # The block's open tag leads into the name, which ends at function_name_end
+            # (MiniCPM 5: '<function name="' NAME '">').
+            if st.may_hold or st.held != NAME_NONE:
+                return _held_name_end(payload, pos, size, ne, final, st)
+            j = _find(payload, ne, pos + st.resume, size)
+            if j < 0:
+                st.skip = pos
+                st.resume = size - pos - PyUnicode_GET_LENGTH(ne) + 1
+                if st.resume < 0:
+                    st.resume = 0
+                return -1
+            _set_name(payload, pos, j, False, st)
+            st.phase = PH_ARG_START
+            return j + PyUnicode_GET_LENGTH(ne)
         if not fo or (st.held != NAME_NONE and ne is None):
             return _bare_name(self, owner, payload, pos, pos, final, st)
         if st.held != NAME_NONE:  # more of a held ``function_open`` name
@@ -467,8 +482,6 @@ cdef XmlGrammar _build(type cls):
     g.value_open = _marker(cls, 'value_open', False)
     g.function_close = _marker(cls, 'function_close', False)
     g.multiple_calls = bool(cls.multiple_calls)
-    if g.function_open == '' and g.function_name_end is not None:
-        raise TypeError(f'{cls.__name__}.function_name_end needs a function_open marker')
     if g.function_open == '' and g.arg_open is None:
         raise TypeError(f'{cls.__name__}: a bare function name (function_open = "") needs arg_open')
     if g.multiple_calls and not g.function_open:

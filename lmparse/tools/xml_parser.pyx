@@ -76,7 +76,8 @@ cdef class XmlToolParser(ToolParser):
     # Opens a call; the function name follows. '': the name starts the call
     # and runs to the first arg_open (or function_close / the close tag).
     function_open = None
-    # Ends the name after function_open; None: the name runs as for ''.
+    # Ends the name after function_open (with function_open '': the name starts
+    # the block and ends here); None: the name runs as for ''.
     function_name_end = None
     # Opens an argument; its name follows, up to arg_name_end.
     arg_open = None

@@ -1,0 +1,121 @@
+"""OpenBMB MiniCPM 5 XML tool calls and MiniCPM-V reasoning.
+
+MiniCPM 5 as SGLang's ``MiniCPM5Detector`` documents it (several calls one
+after another, no wrapper)::
+
+    <function name="get_weather"><param name="city">北京</param><param name="date">2024-06-27</param></function>
+
+String values raw, others JSON, typed by the tool's schema. MiniCPM-V:
+``<think>`` … ``</think>`` (on unless ``enable_thinking`` is False), its
+calls Qwen3-Coder's; ``<|im_end|>`` and the reserved markers are never text.
+The tags are ordinary text for MiniCPM 5 (no tokenizer on PyPI): every
+split inside every tag is checked.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmparse import MiniCPM5ToolParser, MiniCPMVReasoningParser, ReasoningParserManager, ToolParserManager
+from tests.streaming import atomic_chunks, case_checks, run_case, split_at
+
+THO, THC, IM_END = '<think>', '</think>', '<|im_end|>'
+SPECIAL = (THO, THC, IM_END, '<|reserved_12|>', '<reserved_13>')
+TAGS = (*SPECIAL, '<function name="', '</function>', '<param name="', '</param>', '">')
+
+Calls = list[tuple[str, str]]
+
+
+def call(name: str, **params: str) -> str:
+    body = ''.join(f'<param name="{k}">{v}</param>' for k, v in params.items())
+    return f'<function name="{name}">{body}</function>'
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    text: str
+    content: str | None
+    reasoning_content: str | None
+    calls: Calls
+    reasoning: str | None = None
+    tool: str = 'minicpm5'
+    request: dict[str, Any] = field(default_factory=dict)
+
+    def parser(self, make_parser: Any) -> Any:
+        return make_parser(self.reasoning, self.tool, **self.request)
+
+    @property
+    def expected(self) -> tuple[Any, Any, Any]:
+        return self.content, self.reasoning_content, self.calls
+
+
+CASES = [
+    Case('basic', '好的。' + call('get_weather', city='北京', unit='celsius'), '好的。', None,
+         [('get_weather', '{"city": "北京", "unit": "celsius"}')]),
+    Case('typed-values', call('search', query='42', limit='3'), None, None, [('search', '{"query": "42", "limit": 3}')]),
+    Case('several-calls-and-unknown', call('get_time') + '\n' + call('rm', path='/') + '\n' + call('search', query='q')
+         + '\nDone.', '\nDone.', None, [('get_time', '{}'), ('search', '{"query": "q"}')]),
+    Case('multiline-value', call('search', query='line one\nline two'), None, None,
+         [('search', '{"query": "line one\\nline two"}')]),
+    Case('value-with-lookalikes', call('search', query='a <b> "c" </para'), None, None,
+         [('search', '{"query": "a <b> \\"c\\" </para"}')]),
+    Case('prose-function-tag-is-text', 'Use <function foo> or <function>bar</function>.',
+         'Use <function foo> or <function>bar</function>.', None, []),
+    Case('with-reasoning', f'Thinking.{THC}' + call('get_time'), None, 'Thinking.', [('get_time', '{}')],
+         reasoning='default'),
+    Case('missing-param-close', '<function name="search"><param name="query">abc<param name="limit">2</param></function>x',
+         'x', None, [('search', '{"query": "abc", "limit": 2}')]),
+    Case('truncated-in-value', 'ok<function name="search"><param name="query">ab', 'ok', None,
+         [('search', '{"query": "ab"}')]),
+    Case('truncated-in-name', 'ok<function name="sea', 'ok', None, []),
+    Case('tool-choice-none', 'ok' + call('get_time'), 'ok' + call('get_time'), None, [],
+         request={'tool_choice': 'none'}),
+    # MiniCPM-V: reasoning with its channel markers, Qwen3-Coder calls
+    Case('minicpmv-reasoning', f'Let me see.<|reserved_12|>{THC}The answer is 4.{IM_END}', 'The answer is 4.',
+         'Let me see.', [], reasoning='minicpmv', tool='qwen3_coder'),
+    Case('minicpmv-tool', f'x{THC}<reserved_13>\n<tool_call>\n<function=get_time>\n</function>\n</tool_call>{IM_END}',
+         '\n', 'x', [('get_time', '{}')], reasoning='minicpmv', tool='qwen3_coder'),
+    Case('minicpmv-thinking-off', f'Direct answer.{IM_END}', 'Direct answer.', None, [], reasoning='minicpmv',
+         tool='qwen3_coder', request={'chat_template_kwargs': {'enable_thinking': False}}),
+    # thinking off: the tags vanish and their text is content (README "When thinking is disabled")
+    Case('minicpmv-stray-think-off', f'{THO}hm{THC}Answer.', 'hmAnswer.', None, [], reasoning='minicpmv',
+         tool='qwen3_coder', request={'chat_template_kwargs': {'enable_thinking': False}}),
+]
+CASE_IDS = [c.id for c in CASES]
+assert len(set(CASE_IDS)) == len(CASE_IDS)
+
+
+def test_names_and_classes() -> None:
+    assert ToolParserManager.get('minicpm5') is MiniCPM5ToolParser
+    assert ReasoningParserManager.get('minicpmv') is MiniCPMVReasoningParser
+
+
+def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
+    return run_case(case.parser(make_parser), chunks, flush=flush)
+
+
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
+ test_every_two_way_split) = case_checks(CASES, TAGS)
+
+
+@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
+def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
+    """Special tokens as a tokenizer gives them: each one chunk, the text around them in small pieces."""
+    for size in (1, 3):
+        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
+
+
+@settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
+          deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_stream_arbitrary_splits(make_parser: Any, data: st.DataObject) -> None:
+    case = data.draw(st.sampled_from(CASES), label='case')
+    n = len(case.text)
+    cuts = data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=30), label='cuts')
+    assert _run(case, make_parser, split_at(case.text, cuts)) == case.expected, case.id
