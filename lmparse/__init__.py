@@ -86,6 +86,7 @@ from lmparse.dialects.minimax import (
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
 from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
+from lmparse.dialects.olmo import Olmo3ReasoningParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.plamo import Plamo3ReasoningParser, Plamo3ToolParser
 from lmparse.dialects.poolside import PoolsideV1ReasoningParser, PoolsideV1ToolParser
@@ -189,6 +190,7 @@ __all__ = [
     'NanbeigeToolParser',
     'Nemotron3ReasoningParser',
     'NsElementToolParser',
+    'Olmo3ReasoningParser',
     'Phi4MiniJsonToolParser',
     'Plamo3ReasoningParser',
     'Plamo3ToolParser',

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lmparse import ReasoningParser, ReasoningParserManager, ToolParserManager
+from lmparse import Olmo3ReasoningParser, ReasoningParserManager, ToolParserManager
 from tests.streaming import case_checks
 
 TAGS = ('<think>', '</think>')
@@ -45,5 +45,5 @@ CASES = [
 
 
 def test_names() -> None:
-    assert ReasoningParserManager.get('olmo3') is ReasoningParser
+    assert ReasoningParserManager.get('olmo3') is Olmo3ReasoningParser
     assert 'olmo3' not in ToolParserManager.names()

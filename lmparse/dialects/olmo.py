@@ -4,7 +4,7 @@ Syntax: the OLMo 3 chat template (the generation prompt ends in
 ``<|im_start|>assistant\\n<think>``, so output starts inside reasoning and
 ``</think>`` ends it; ``<think>`` / ``</think>`` are ordinary text, split by
 the tokenizer) and vLLM 0.33's ``vllm/reasoning/olmo3_reasoning_parser.py``
-(starts in reasoning "to support cases where we hardcode ``<think>``"): lmparse's
+(starts in reasoning "to support cases where we hardcode ``<think>``"): the
 default reasoning protocol, under vLLM's name.
 
 Not registered: vLLM's ``olmo3`` tool parser. OLMo 3 writes
@@ -20,6 +20,9 @@ from __future__ import annotations
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager
 
-__all__: list[str] = []
+__all__ = ['Olmo3ReasoningParser']
 
-ReasoningParserManager.register_module(['olmo3'], module=ReasoningParser)
+
+@ReasoningParserManager.register_module(['olmo3'])
+class Olmo3ReasoningParser(ReasoningParser):
+    """``<think>`` … ``</think>``; output starts inside reasoning unless thinking is switched off."""

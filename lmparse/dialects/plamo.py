@@ -16,8 +16,10 @@ with the name as the call header: ``<|plamo:end_tool_name:plamo|>`` and the
 argument preamble after it are one argument marker, as vLLM's grammar takes
 them (one terminal, nothing between); the request markers between calls are
 skipped. The markers are not single tokens (the tokenizer splits them into
-``<|plamo:begin_`` / ``<|plamo:end_`` + word + ``:plamo|>``), so every proper
-prefix is held. ``<|plamo:tag|>`` (end of turn; normally a stop token) is
+``<|plamo:begin_`` / ``<|plamo:end_`` + word + ``:plamo|>``, vLLM's
+``PLAMO_MARKER_TOKENS``), so every proper prefix is held, and the pieces are
+special tokens: with tools offered the dialect asks for
+``skip_special_tokens=False``. ``<|plamo:tag|>`` (end of turn; normally a stop token) is
 dropped from the text as a content marker (vLLM drops it too; after it vLLM
 also leaves reasoning, lmparse does not).
 
@@ -25,6 +27,8 @@ Reasoning starts inside the think block unless ``enable_thinking`` is False
 (the template opens it; vLLM ``plamo3``): lmparse's default behaviour.
 """
 from __future__ import annotations
+
+from typing import Any, ClassVar
 
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
@@ -46,6 +50,8 @@ class Plamo3ToolParser(SectionToolParser):
     call_end = '<|plamo:end_tool_arguments:plamo|>'
     header_layout = 'name'
     content_markers = (PLAMO_EOT,)
+    # The marker pieces (<|plamo:begin_, :plamo|>, <|plamo:msg|>) are special tokens: keep them.
+    request_settings_with_tools: ClassVar[dict[str, Any]] = {'skip_special_tokens': False}
 
 
 @ReasoningParserManager.register_module(['plamo3'])
