@@ -86,7 +86,7 @@ from lmparse.dialects.minimax import (
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
 from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
-from lmparse.dialects.olmo import Olmo3ReasoningParser
+from lmparse.dialects.olmo import Olmo3ReasoningParser, Olmo3ToolParser
 from lmparse.dialects.phi import Phi4MiniJsonToolParser
 from lmparse.dialects.plamo import Plamo3ReasoningParser, Plamo3ToolParser
 from lmparse.dialects.poolside import PoolsideV1ReasoningParser, PoolsideV1ToolParser
@@ -191,6 +191,7 @@ __all__ = [
     'Nemotron3ReasoningParser',
     'NsElementToolParser',
     'Olmo3ReasoningParser',
+    'Olmo3ToolParser',
     'Phi4MiniJsonToolParser',
     'Plamo3ReasoningParser',
     'Plamo3ToolParser',

@@ -468,6 +468,9 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             calls.append((name, params))  # compared as JSON: \ud834\udd1e spellings stay escapes
             items.append(name + '(' + rng.choice([', ', ',']).join(
                 f'{k}={_py_literal(rng, v)}' for k, v in params.items()) + ')')
+        if not cls.call_list_brackets:
+            # the calls themselves between the tags, one per line (OLMo 3) or comma-separated
+            return cls.get_tool_open_tag() + rng.choice(['\n', ', ']).join(items) + cls.get_tool_close_tag(), calls
         return (cls.get_tool_open_tag() or '') + '[' + ', '.join(items) + ']' + (cls.get_tool_close_tag() or ''), calls
     return None
 

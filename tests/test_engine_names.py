@@ -24,7 +24,7 @@ HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
 NOT_YET = {
     'vllm_tool': {
-        'beam', 'muse', 'muse_glimmer', 'musespark1x', 'olmo3'},
+        'beam', 'muse', 'muse_glimmer', 'musespark1x'},
     'vllm_reasoning': {
         'beam', 'muse', 'muse_glimmer', 'musespark1x'},
     'sglang_tool': {

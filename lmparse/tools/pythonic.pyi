@@ -13,9 +13,14 @@ class PythonicToolParser(ToolParser):
 
     A dialect declares ``tool_open_tag`` / ``tool_close_tag`` and, to take a
     list written without them at the start of the response, ``bare_call_open = '['``.
+    ``call_list_brackets = False``: calls without ``[`` ``]``, separated by
+    commas or whitespace, ended by the close tag; ``json_literals``: ``true`` /
+    ``false`` / ``null`` are JSON values too.
     """
 
     tool_open_tag: ClassVar[str | None]
     tool_close_tag: ClassVar[str | None]
+    call_list_brackets: ClassVar[bool]
+    json_literals: ClassVar[bool]
     @property
     def _state_name(self) -> str: ...

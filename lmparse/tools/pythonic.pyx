@@ -9,6 +9,10 @@ with a cursor scanner and no ``ast``/``eval``.
 Where a call list is: after the dialect's open tag (Llama 4's
 ``<|python_start|>``, the list then ends at ``<|python_end|>``), or, with
 ``bare_call_open = '['``, at the start of the response (after whitespace).
+With ``call_list_brackets = False`` the open tag holds the calls themselves,
+one after another (OLMo 3's ``<function_calls>f(a=1)\ng()</function_calls>``:
+separated by a comma or whitespace), and the close tag ends them; with
+``json_literals`` the words ``true`` / ``false`` / ``null`` are JSON values.
 The list is a call list only when its first element is ``NAME(`` with NAME an
 offered tool: until then nothing is emitted (the head is held, bounded by the
 longest offered name), and anything else (a markdown link, a JSON array, a
@@ -114,7 +118,7 @@ cdef str _json_char(Py_ssize_t cp):
     return json_string_body(chr(cp), 0, 1)
 
 
-cdef str _token_json(str tok, bint number):
+cdef str _token_json(str tok, bint number, bint json_words):
     """A number or word token as JSON: a literal when it is one, else a string of its text."""
     if not number:
         if tok == 'True':
@@ -123,6 +127,8 @@ cdef str _token_json(str tok, bint number):
             return 'false'
         if tok == 'None':
             return 'null'
+        if json_words and (tok == 'true' or tok == 'false' or tok == 'null'):
+            return tok
         return json_quoted(tok)
     cdef str t = tok.replace('_', '') if '_' in tok else tok
     try:
@@ -140,10 +146,10 @@ cdef str _token_json(str tok, bint number):
     return repr(v)
 
 
-cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed):
+cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, bint bracket):
     """The head of a call list at the start of ``text``: ``(verdict, pos, name)``.
 
-    ``WS [ WS NAME WS (`` with NAME an offered tool: HEAD_CALL, ``pos`` after
+    ``WS [ WS NAME WS (`` (without ``[`` when not ``bracket``) with NAME an offered tool: HEAD_CALL, ``pos`` after
     the ``(``. HEAD_REJECTED: ``text[:pos]`` is content (the first character
     that cannot continue the head, or the end of the output). Whitespace runs
     are bounded and NAME must stay an offered name's prefix, so an undecided
@@ -160,11 +166,12 @@ cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed):
     if over:
         return (HEAD_REJECTED, p, None)
     if p < size:
-        if PyUnicode_READ(kind, data, p) != u'[':
-            return (HEAD_REJECTED, p, None)
-        p = _skip_ws(kind, data, p + 1, size, &over)
-        if over:
-            return (HEAD_REJECTED, p, None)
+        if bracket:
+            if PyUnicode_READ(kind, data, p) != u'[':
+                return (HEAD_REJECTED, p, None)
+            p = _skip_ws(kind, data, p + 1, size, &over)
+            if over:
+                return (HEAD_REJECTED, p, None)
         s = e = p
         while e < size and e - s <= longest and _name_char(PyUnicode_READ(kind, data, e)):
             e += 1
@@ -191,10 +198,16 @@ cdef class PythonicToolParser(ToolParser):
 
     A dialect declares ``tool_open_tag`` / ``tool_close_tag`` and, to take a
     list written without them at the start of the response, ``bare_call_open = '['``.
+    ``call_list_brackets = False``: the block holds calls without ``[`` ``]``,
+    separated by commas or whitespace (OLMo 3's lines), ended by the close
+    tag. ``json_literals``: ``true`` / ``false`` / ``null`` are those JSON
+    values too (not strings of their text).
     """
 
     tool_open_tag = None
     tool_close_tag = None
+    call_list_brackets = True
+    json_literals = False
 
     cdef int _state
     cdef list _stack  # open containers: kind | C_ITEMS
@@ -211,9 +224,16 @@ cdef class PythonicToolParser(ToolParser):
     cdef bint _triple
     cdef str _name
     cdef object _open_tag
+    cdef bint _brackets
+    cdef bint _json_words
 
     def __cinit__(self, *args, **kwargs):
-        bare = getattr(type(self), 'bare_call_open', None)
+        cls = type(self)
+        bare = getattr(cls, 'bare_call_open', None)
+        self._brackets = bool(cls.call_list_brackets)
+        self._json_words = bool(cls.json_literals)
+        if not self._brackets and (bare is not None or not cls.tool_close_tag):
+            raise TypeError(f'{cls.__name__}.call_list_brackets = False needs a tool_close_tag and no bare_call_open')
         if bare is not None:
             if bare != '[':
                 raise TypeError(f"{type(self).__name__}.bare_call_open: the pythonic family takes None or '['")
@@ -303,7 +323,7 @@ cdef class PythonicToolParser(ToolParser):
             self._name = tok
             self._state = ST_EQ
         else:
-            out = _token_json(tok, self._tok_number)
+            out = _token_json(tok, self._tok_number, self._json_words)
             if self._tok_key and not out.startswith('"'):
                 out = '"' + out + '"'  # json.dumps turns a non-string key into its JSON text
             self.put(out)
@@ -528,7 +548,7 @@ cdef class PythonicToolParser(ToolParser):
                     break
                 pos = r
             elif st == ST_CALL:
-                if ch == u']':
+                if ch == u']' and self._brackets:
                     self.flush(deltas)
                     self._state = ST_TAIL
                     pos += 1
@@ -593,6 +613,9 @@ cdef class PythonicToolParser(ToolParser):
                 if ch == u',':
                     self._state = ST_CALL
                     pos += 1
+                elif not self._brackets:
+                    # calls one per line: the next call's name, else the close tag (or the block ends there)
+                    self._state = ST_NAME if _name_char(ch) else ST_TAIL
                 elif ch == u']':
                     self.flush(deltas)
                     self._state = ST_TAIL
@@ -605,7 +628,7 @@ cdef class PythonicToolParser(ToolParser):
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t pos = 0
         if self._state == ST_HEAD:
-            verdict, pos, name = pythonic_head(text, size, final, self._allowed_tool_names or ())
+            verdict, pos, name = pythonic_head(text, size, final, self._allowed_tool_names or (), self._brackets)
             if verdict == HEAD_UNDECIDED:
                 return 0
             if verdict == HEAD_REJECTED:
