@@ -79,6 +79,10 @@ CASES = [
          ' done', 'x', [('get_time', '{}'), ('search', '{"query": "q"}')]),
     Case('step3-unspaced', f'x{THC}{B}{CB}function{SEP}<steptml:invoke name="search"><steptml:parameter name="query">'
          f'q</steptml:parameter></steptml:invoke>{CE}{E}', None, 'x', [('search', '{"query": "q"}')]),
+    # vLLM's own step3 test outputs: no call-type header, and a stray <｜tool_sep｜> between calls
+    Case('step3-vllm-test-shapes', f'x{THC}{B}{CB}<steptml:invoke name="get_weather"><steptml:parameter name="city">'
+         f'Tokyo</steptml:parameter></steptml:invoke>{CE}{SEP}{CB}<steptml:invoke name="get_time"></steptml:invoke>'
+         f'{CE}{E}', None, 'x', [('get_weather', '{"city": "Tokyo"}'), ('get_time', '{}')]),
     Case('step3-multiline-value', f'x{THC}' + step3_block(step3_call('search', query='line one\nline two')),
          None, 'x', [('search', '{"query": "line one\\nline two"}')]),
     Case('step3-tool-in-reasoning', 'Look up.' + step3_block(step3_call('get_time')) + f'more{THC}Answer.',
