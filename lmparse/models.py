@@ -240,6 +240,18 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _f('Seed-OSS', 'seed-oss', 'seed-oss', ids=('ByteDance-Seed/Seed-OSS-36B-Instruct',), patterns=(r'seed-oss',),
        template_markers=('<seed:tool_call>',), token_markers=('<seed:tool_call>', '<seed:think>'),
        model_types=('seed_oss',)),
+    # Step-3.5 / 3.7 before Step-3: '\b' after the 3 also matches 'step-3.5'.
+    _f('Step-3.5 / Step-3.7', 'step3p5', 'step3p5', patterns=(r'step-?3[.p][57]',)),
+    _f('Step-5', 'step5', 'step5', patterns=(r'step-?5\b',)),
+    _f('Step-3', 'step3', 'step3', patterns=(r'step-?3\b',), template_markers=('<steptml:invoke',)),
+    _f('Ling 3', 'ling3', 'ling3', patterns=(r'\bling-?3',)),
+    _f('poolside v1 (Laguna)', 'poolside_v1', 'poolside_v1', patterns=(r'laguna', r'poolside')),
+    _f('LFM2 / LFM2.5', None, 'lfm2', patterns=(r'lfm-?2',), token_markers=('<|tool_call_start|>', '<|tool_call_end|>')),
+    _f('PLaMo 3', 'plamo3', 'plamo3', patterns=(r'plamo-?3',),
+       template_markers=('<|plamo:begin_tool_requests:plamo|>',)),
+    _f('MiniCPM-V 4.x', 'minicpmv', 'qwen3coder', patterns=(r'minicpm-?[vo]',)),
+    _f('MiniCPM 5', None, 'minicpm5', patterns=(r'minicpm-?5',)),
+    _f('OLMo 3', 'olmo3', 'olmo3', patterns=(r'olmo-?3',)),
 )
 
 _IDS = {m.lower(): fam for fam in FAMILIES for m in fam.ids}
