@@ -7,16 +7,12 @@ chunk each in the atomic test, and every split inside them is checked too).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from lmparse import Lfm2ToolParser, ToolParserManager
-from tests.streaming import atomic_chunks, case_checks, run_case, split_at
+from tests.catalogue import dialect_suite
 
 TO, TC = '<|tool_call_start|>', '<|tool_call_end|>'
 SPECIAL = (TO, TC)
@@ -80,26 +76,7 @@ def test_keeps_special_tokens_with_tools(make_parser: Any) -> None:
     assert make_parser(None, 'lfm2', request_tools=None).request.skip_special_tokens is not False
 
 
-def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
-    return run_case(case.parser(make_parser), chunks, flush=flush)
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
 
 
-(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
- test_every_two_way_split) = case_checks(CASES, TAGS)
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
-    """Special tokens as a tokenizer gives them: each one chunk, the text around them in small pieces."""
-    for size in (1, 3):
-        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
-
-
-@settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
-          deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_stream_arbitrary_splits(make_parser: Any, data: st.DataObject) -> None:
-    case = data.draw(st.sampled_from(CASES), label='case')
-    n = len(case.text)
-    cuts = data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=30), label='cuts')
-    assert _run(case, make_parser, split_at(case.text, cuts)) == case.expected, case.id

@@ -15,16 +15,12 @@ each in ``test_special_token_atomic_streams``.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from lmparse import ReasoningParserManager, Step3p5ToolParser, Step3ToolParser, StepReasoningParser, ToolParserManager
-from tests.streaming import atomic_chunks, case_checks, run_case, split_at
+from tests.catalogue import dialect_suite
 
 B, E = '<\uff5ctool_calls_begin\uff5c>', '<\uff5ctool_calls_end\uff5c>'
 CB, CE, SEP = '<\uff5ctool_call_begin\uff5c>', '<\uff5ctool_call_end\uff5c>', '<\uff5ctool_sep\uff5c>'
@@ -124,26 +120,7 @@ def test_step3_keeps_special_tokens_with_tools(make_parser: Any) -> None:
     assert make_parser('step3', 'step3', request_tools=None).request.skip_special_tokens is not False
 
 
-def _run(case: Case, make_parser: Any, chunks: list[Any], flush: bool = False) -> Any:
-    return run_case(case.parser(make_parser), chunks, flush=flush)
+(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
 
 
-(test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk,
- test_every_two_way_split) = case_checks(CASES, TAGS)
-
-
-@pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
-def test_special_token_atomic_streams(case: Case, make_parser: Any) -> None:
-    """Special tokens as a tokenizer gives them: each one chunk, the text around them in small pieces."""
-    for size in (1, 3):
-        assert _run(case, make_parser, atomic_chunks(case.text, SPECIAL, size)) == case.expected
-
-
-@settings(max_examples=int(os.environ.get('LMPARSE_HYPOTHESIS', '2000' if os.environ.get('LMPARSE_SLOW') else '200')),
-          deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_stream_arbitrary_splits(make_parser: Any, data: st.DataObject) -> None:
-    case = data.draw(st.sampled_from(CASES), label='case')
-    n = len(case.text)
-    cuts = data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=30), label='cuts')
-    assert _run(case, make_parser, split_at(case.text, cuts)) == case.expected, case.id
