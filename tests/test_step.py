@@ -122,5 +122,3 @@ def test_step3_keeps_special_tokens_with_tools(make_parser: Any) -> None:
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
  test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
-
-
