@@ -34,7 +34,10 @@ detector one configured with the tool dialect only, fed with the reasoning
 detector's normal text (SGLang's own split). Composed, they give lmparse's own
 result except for a tool block opened inside an unclosed reasoning block, which
 lmparse's single router would take out of the reasoning and SGLang's split
-leaves in it. Where SGLang's interface cannot carry what lmparse produces:
+leaves in it. lmparse's ``hf`` / ``response_template`` parsers are not
+registered: they need the served tokenizer's ``response_template``, which a
+detector never receives. Where SGLang's interface cannot carry what lmparse
+produces:
 
 - content and tool-call deltas produced from one engine chunk are returned as
   ``(normal_text, calls)``; the serving layer sends the text first, so within
@@ -70,9 +73,15 @@ SGLANG_TOOL_NAMES = {'llama3': 'llama3_json'}
 SGLANG_REASONING_NAMES = {'deepseek-r1': 'deepseek_r1'}
 
 
+# lmparse names not registered: they read the served tokenizer's response_template metadata, which SGLang's
+# detector interface never hands over (SGLang's own response_template detectors read it themselves).
+NOT_REGISTERED = frozenset({'hf', 'response_template'})
+
+
 def _lmparse_names() -> tuple[list[str], list[str]]:
     import lmparse
-    return list(lmparse.ToolParserManager.module_dict), list(lmparse.ReasoningParserManager.module_dict)
+    return ([n for n in lmparse.ToolParserManager.module_dict if n not in NOT_REGISTERED],
+            [n for n in lmparse.ReasoningParserManager.module_dict if n not in NOT_REGISTERED])
 
 
 def _tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
