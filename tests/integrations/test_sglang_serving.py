@@ -98,14 +98,16 @@ SGLANG_WRONG: dict[tuple[str, str], str] = {
                      ('tags256', _SEPARATORS), ('split3', _SPLIT_TOKEN), ('split7', _SPLIT_TOKEN),
                      ('whole', _ONE_CHUNK_MANY)}),
 }
+_STRIPS_ARGUMENT = ("wrong: SGLang's DSML-style detectors strip the leading whitespace of string arguments "
+                    '(the file content starts with a tab the model wrote; at every chunking)')
 # Fixture-specific: the form (or what it needs), not the chunking, is what SGLang cannot read here.
 SGLANG_WRONG_BY_FIXTURE: dict[str, str] = {
     'mistral-v3/': ('wrong: the pre-v11 form `[TOOL_CALLS][{...}, ...]` is consumed and no call is emitted '
                     '(at every chunking)'),
     'hy_v3/': ("unsupported here: SGLang's hunyuan detector resolves its markers from the model's own tokenizer, "
                'which the stand-in tokenizer does not have: the calls stay in content'),
-    'deepseek-v32/args10k': ("wrong: SGLang's DSML detector strips the leading whitespace of string arguments "
-                             '(the file content starts with a tab the model wrote; at every chunking)'),
+    'deepseek-v32/args10k': _STRIPS_ARGUMENT,
+    'dots/args10k': _STRIPS_ARGUMENT,
     'llama4_json/': ("unsupported: SGLang's llama3 detector (the closest it has) does not read Llama 4's "
                      '<|python_start|>...<|python_end|> wrapper: the calls stay in content'),
 }
