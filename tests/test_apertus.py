@@ -8,19 +8,18 @@ streams where each special token is one chunk (no Apertus tokenizer is on PyPI).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from lmparse import ApertusReasoningParser, ApertusToolParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, fixed_chunks, run_case, stream_flagged, tool_deltas
 
 TP, TS = '<|tools_prefix|>', '<|tools_suffix|>'
 IP, IS = '<|inner_prefix|>', '<|inner_suffix|>'
 TAGS = (TP, TS, IP, IS)
-
-Calls = list[tuple[str, str]]
 
 
 def calls(*items: tuple[str, str]) -> str:
@@ -29,22 +28,11 @@ def calls(*items: tuple[str, str]) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'apertus2509'
-    tool: str = 'apertus'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'apertus'
 
 
 W = '{"city": "Zürich", "unit": "celsius"}'

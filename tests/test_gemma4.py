@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from lmparse import BaseResponseParser, Gemma4ReasoningParser, Gemma4ToolParser
 from lmparse import ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import (
     FakeTokenizer,
     atomic_chunks,
@@ -43,8 +44,6 @@ TC, TE, Q = '<|tool_call>', '<tool_call|>', '<|"|>'
 CH, CE = '<|channel>', '<channel|>'
 THOUGHT = CH + 'thought\n'
 TAGS = (TC, TE, Q, CH, CE, THOUGHT)
-
-Calls = list[tuple[str, str]]
 
 
 def fmt(value: Any) -> str:
@@ -78,22 +77,11 @@ def js(arguments: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'gemma4'
     tool: str | None = 'gemma4'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
 
 
 WEATHER = {'city': 'Beijing', 'unit': 'celsius'}

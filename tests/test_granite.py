@@ -6,7 +6,7 @@ two-way split), ``parse_complete`` and a literal expected result.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -20,6 +20,7 @@ from lmparse import (
     ReasoningParserManager,
     ToolParserManager,
 )
+from tests import catalogue
 from tests.streaming import case_checks, fixed_chunks, run_case, stream_flagged, tool_deltas
 
 GT, GS = '<|tool_call|>', '<tool_call>'
@@ -27,30 +28,17 @@ THOUGHT, RESPONSE = 'Here is my thought process:', 'Here is my response:'
 FC = '<function_call>'
 TAGS = (GT, GS, '</tool_call>', THOUGHT, RESPONSE, '<think>', '</think>', FC)
 
-Calls = list[tuple[str, str]]
-
 
 def env(name: str, args: str) -> str:
     return f'{{"name": "{name}", "arguments": {args}}}'
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = None
-    tool: str = 'granite'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'granite'
 
 
 W = '{"city": "Boston", "unit": "fahrenheit"}'

@@ -12,7 +12,7 @@ Every case is checked by its streamed reconstruction over many chunkings,
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -20,14 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmparse import InklingReasoningParser, InklingToolParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case, split_at, tool_deltas
 
 MM, TEXT, THINK = '<|message_model|>', '<|content_text|>', '<|content_thinking|>'
 TOOL, TOOL_TEXT, ERR = '<|content_invoke_tool_json|>', '<|content_invoke_tool_text|>', '<|content_tool_error|>'
 END, STOP = '<|end_message|>', '<|content_model_end_sampling|>'
 SPECIAL = (MM, TEXT, THINK, TOOL, TOOL_TEXT, ERR, END, STOP)
-
-Calls = list[tuple[str, str]]
 
 
 def call(name: str, args: str, header: str | None = None) -> str:
@@ -41,22 +40,11 @@ def answer(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'inkling'
     tool: str | None = 'inkling'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
 
 
 PARIS = '{"city": "Paris"}'

@@ -7,37 +7,24 @@ chunk each in the atomic test, and every split inside them is checked too).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
 from lmparse import Lfm2ToolParser, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 TO, TC = '<|tool_call_start|>', '<|tool_call_end|>'
 SPECIAL = (TO, TC)
 TAGS = SPECIAL
 
-Calls = list[tuple[str, str]]
-
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = None
-    tool: str = 'lfm2'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'lfm2'
 
 
 CASES = [
@@ -77,4 +64,4 @@ def test_keeps_special_tokens_with_tools(make_parser: Any) -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

@@ -8,18 +8,14 @@ inside every tag is checked.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from dataclasses import dataclass
 
 from lmparse import Ling3ToolParser, ReasoningParser, ReasoningParserManager, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 THO, THC = '<think>', '</think>'
 SPECIAL = (THO, THC, '<tool_call>', '</tool_call>')
 TAGS = (*SPECIAL, '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>')
-
-Calls = list[tuple[str, str]]
 
 
 def call(name: str, sep: str = '\n', **params: str) -> str:
@@ -28,22 +24,11 @@ def call(name: str, sep: str = '\n', **params: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'ling3'
-    tool: str = 'ling3'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'ling3'
 
 
 CASES = [
@@ -78,4 +63,4 @@ def test_names_and_classes() -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

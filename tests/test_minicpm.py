@@ -13,18 +13,14 @@ split inside every tag is checked.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from dataclasses import dataclass
 
 from lmparse import MiniCPM5ToolParser, MiniCPMVReasoningParser, ReasoningParserManager, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 THO, THC, IM_END = '<think>', '</think>', '<|im_end|>'
 SPECIAL = (THO, THC, IM_END, '<|reserved_12|>', '<reserved_13>')
 TAGS = (*SPECIAL, '<function name="', '</function>', '<param name="', '</param>', '">')
-
-Calls = list[tuple[str, str]]
 
 
 def call(name: str, **params: str) -> str:
@@ -33,22 +29,11 @@ def call(name: str, **params: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = None
-    tool: str = 'minicpm5'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'minicpm5'
 
 
 CASES = [
@@ -93,4 +78,4 @@ def test_names_and_classes() -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

@@ -12,40 +12,27 @@ Syntax as the OLMo 3 chat template and vLLM's ``olmo3`` parsers read it::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from lmparse import Olmo3ReasoningParser, Olmo3ToolParser, ReasoningParserManager, ToolParserManager
 from lmparse.tools.pythonic import PythonicToolParser
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 FO, FC = '<function_calls>', '</function_calls>'
 THO, THC = '<think>', '</think>'
 SPECIAL = (THO, THC, FO, FC)
 TAGS = SPECIAL
 
-Calls = list[tuple[str, str]]
-
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'olmo3'
     tool: str | None = 'olmo3'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
 
 
 CASES = [
@@ -96,4 +83,4 @@ def test_json_literals_are_opt_in(make_parser: Any) -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

@@ -14,12 +14,10 @@ inside every marker is checked; the atomic test streams each marker whole.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from dataclasses import dataclass
 
 from lmparse import Plamo3ReasoningParser, Plamo3ToolParser, ReasoningParserManager, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 THO, THC = '<|plamo:begin_think:plamo|>', '<|plamo:end_think:plamo|>'
 RS, RE = '<|plamo:begin_tool_requests:plamo|>', '<|plamo:end_tool_requests:plamo|>'
@@ -29,8 +27,6 @@ AS, AE = '<|plamo:begin_tool_arguments:plamo|>', '<|plamo:end_tool_arguments:pla
 CJ, MSG, EOT = '<|plamo:constrain|>', '<|plamo:msg|>', '<|plamo:tag|>'
 SPECIAL = (THO, THC, RS, RE, QS, QE, NS, NE, AS, AE, CJ, MSG, EOT)
 TAGS = SPECIAL
-
-Calls = list[tuple[str, str]]
 
 
 def call(name: str, args: str) -> str:
@@ -42,22 +38,11 @@ def block(*calls: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'plamo3'
-    tool: str = 'plamo3'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'plamo3'
 
 
 CASES = [
@@ -93,4 +78,4 @@ def test_names_and_classes() -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

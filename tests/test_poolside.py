@@ -8,19 +8,15 @@ tag is checked, and the tags stream whole in the atomic test.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from dataclasses import dataclass
 
 from lmparse import PoolsideV1ReasoningParser, PoolsideV1ToolParser, ReasoningParserManager, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 THO, THC = '<think>', '</think>'
 SPECIAL = (THO, THC, '<tool_call>', '</tool_call>')
 TAGS = (*SPECIAL, '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>')
 ON = {'chat_template_kwargs': {'enable_thinking': True}}
-
-Calls = list[tuple[str, str]]
 
 
 def call(name: str, **params: str) -> str:
@@ -29,22 +25,11 @@ def call(name: str, **params: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'poolside_v1'
-    tool: str = 'poolside_v1'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'poolside_v1'
 
 
 CASES = [
@@ -76,4 +61,4 @@ def test_names_and_classes() -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)

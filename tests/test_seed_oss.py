@@ -15,7 +15,7 @@ literal expected result.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmparse import ReasoningParserManager, SeedOssReasoningParser, SeedOssToolParser, ToolParserManager
+from tests import catalogue
 from tests.streaming import (
     atomic_chunks,
     case_checks,
@@ -40,8 +41,6 @@ BO, BC = '<seed:cot_budget_reflect>', '</seed:cot_budget_reflect>'
 SPECIAL = (TO, TC, THO, THC, BO, BC)
 TAGS = (*SPECIAL, '<function=', '</function>', '<parameter=', '</parameter>')
 
-Calls = list[tuple[str, str]]
-
 
 def call(name: str, **params: str) -> str:
     """One block as the template writes it."""
@@ -50,22 +49,11 @@ def call(name: str, **params: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'seed_oss'
-    tool: str = 'seed_oss'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'seed_oss'
 
 
 REFLECT = f'{BO}I have used 129 tokens, and there are 383 tokens remaining for use.{BC}'

@@ -15,12 +15,12 @@ each in ``test_special_token_atomic_streams``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
 from lmparse import ReasoningParserManager, Step3p5ToolParser, Step3ToolParser, StepReasoningParser, ToolParserManager
-from tests.catalogue import dialect_suite
+from tests import catalogue
 
 B, E = '<\uff5ctool_calls_begin\uff5c>', '<\uff5ctool_calls_end\uff5c>'
 CB, CE, SEP = '<\uff5ctool_call_begin\uff5c>', '<\uff5ctool_call_end\uff5c>', '<\uff5ctool_sep\uff5c>'
@@ -28,8 +28,6 @@ THC = '</think>'
 SPECIAL = (B, E, CB, CE, SEP, THC)
 TAGS = (*SPECIAL, '<steptml:invoke name=', '</steptml:invoke>', '<steptml:parameter name=', '</steptml:parameter>',
         '<tool_call>', '</tool_call>', '<function=', '</function>', '<parameter=', '</parameter>')
-
-Calls = list[tuple[str, str]]
 
 
 def step3_call(name: str, **params: str) -> str:
@@ -47,22 +45,11 @@ def coder_call(name: str, **params: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'step3'
-    tool: str = 'step3'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, self.tool, **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'step3'
 
 
 CASES = [
@@ -121,4 +108,4 @@ def test_step3_keeps_special_tokens_with_tools(make_parser: Any) -> None:
 
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
- test_special_token_atomic_streams, test_stream_arbitrary_splits) = dialect_suite(CASES, TAGS, SPECIAL)
+ test_special_token_atomic_streams, test_stream_arbitrary_splits) = catalogue.dialect_suite(CASES, TAGS, SPECIAL)
