@@ -254,8 +254,17 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _f('OLMo 3', 'olmo3', 'olmo3', patterns=(r'olmo-?3',)),
 )
 
-_IDS = {m.lower(): fam for fam in FAMILIES for m in fam.ids}
-_PATTERNS = [(re.compile(p, re.IGNORECASE), fam) for fam in FAMILIES for p in fam.patterns]
+_NameIndex = tuple[dict[str, ModelFamily], list[tuple[re.Pattern[str], ModelFamily]]]
+_name_index_for: list[tuple[tuple[ModelFamily, ...], _NameIndex]] = []
+
+
+def _name_index() -> _NameIndex:
+    """Exact ids and compiled name patterns of FAMILIES, built on the first lookup (not at ``import lmparse``)."""
+    if not _name_index_for or _name_index_for[0][0] is not FAMILIES:
+        ids = {m.lower(): fam for fam in FAMILIES for m in fam.ids}
+        patterns = [(re.compile(p, re.IGNORECASE), fam) for fam in FAMILIES for p in fam.patterns]
+        _name_index_for[:] = [(FAMILIES, (ids, patterns))]
+    return _name_index_for[0][1]
 
 
 def _result(model: str, fam: ModelFamily, matched_by: str) -> ModelParsers:
@@ -265,10 +274,11 @@ def _result(model: str, fam: ModelFamily, matched_by: str) -> ModelParsers:
 
 def _by_name(name: str) -> tuple[ModelFamily, str] | None:
     key = name.strip().strip('/').lower()
-    if key in _IDS:
-        return _IDS[key], 'model id'
+    ids, patterns = _name_index()
+    if key in ids:
+        return ids[key], 'model id'
     base = key.rsplit('/', 1)[-1]
-    for pattern, fam in _PATTERNS:
+    for pattern, fam in patterns:
         if pattern.search(base):
             return fam, f'name pattern /{pattern.pattern}/'
     return None
