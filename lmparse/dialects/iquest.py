@@ -14,8 +14,8 @@ structural tag for this format, and neither does lmparse
 """
 from __future__ import annotations
 
-from lmparse.dialects.deepseek import DeepSeekV31ReasoningParser
 from lmparse.dialects.glm import Glm47ToolParser
+from lmparse.dialects.holo import Holo2ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 
 __all__ = ['IQuestQ1ReasoningParser', 'IQuestQ1ToolParser']
@@ -34,12 +34,8 @@ class IQuestQ1ToolParser(Glm47ToolParser):
 
 
 @ReasoningParserManager.register_module('iquest_q1')
-class IQuestQ1ReasoningParser(DeepSeekV31ReasoningParser):
-    """``<think>`` ... ``</think>``; starts in reasoning unless ``thinking`` / ``enable_thinking`` turn it off."""
+class IQuestQ1ReasoningParser(Holo2ReasoningParser):
+    """``<think>`` ... ``</think>``; starts in reasoning unless ``thinking`` / ``enable_thinking`` turn it off.
 
-    def starts_in_reasoning_mode(self) -> bool:
-        thinking = self.kwargs.get('thinking')
-        enable_thinking = self.kwargs.get('enable_thinking')
-        if thinking is None and enable_thinking is None:
-            return True
-        return bool(thinking or enable_thinking)
+    The same rule as Holo2's (both engines' DeepSeek-V3 "with thinking" reading).
+    """
