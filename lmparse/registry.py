@@ -19,6 +19,7 @@ __all__ = [
     'ToolParserManager',
     'UnknownParserError',
     'for_tokenizer',
+    'needs_tokenizer',
     'validate_parser_names',
 ]
 
@@ -167,6 +168,11 @@ def validate_parser_names(
     if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
         raise ToolParserManager.unknown_error(tool_parser_name)
     return reasoning_parser_name, tool_parser_name
+
+
+def needs_tokenizer(cls: Any) -> bool:
+    """Whether ``cls`` only stands for a class the served tokenizer decides (it has a ``for_tokenizer`` hook)."""
+    return getattr(cls, 'for_tokenizer', None) is not None
 
 
 def for_tokenizer(cls: Any, tokenizer: Any) -> Any:

@@ -73,15 +73,13 @@ SGLANG_TOOL_NAMES = {'llama3': 'llama3_json'}
 SGLANG_REASONING_NAMES = {'deepseek-r1': 'deepseek_r1'}
 
 
-# lmparse names not registered: they read the served tokenizer's response_template metadata, which SGLang's
-# detector interface never hands over (SGLang's own response_template detectors read it themselves).
-NOT_REGISTERED = frozenset({'hf', 'response_template'})
-
-
 def _lmparse_names() -> tuple[list[str], list[str]]:
+    # Not registered: classes the served tokenizer decides (lmparse's hf / response_template), since a
+    # detector never receives the tokenizer.
     import lmparse
-    return ([n for n in lmparse.ToolParserManager.module_dict if n not in NOT_REGISTERED],
-            [n for n in lmparse.ReasoningParserManager.module_dict if n not in NOT_REGISTERED])
+    from lmparse.registry import needs_tokenizer
+    return ([n for n, cls in lmparse.ToolParserManager.module_dict.items() if not needs_tokenizer(cls)],
+            [n for n, cls in lmparse.ReasoningParserManager.module_dict.items() if not needs_tokenizer(cls)])
 
 
 def _tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:

@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import lmparse
+from lmparse.registry import needs_tokenizer
 from vllm.entrypoints.generate.base.protocol import (
     DeltaMessage,
     ExtractedToolCallInformation,
@@ -60,7 +61,7 @@ from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParser as VllmToolParser
 from vllm.tool_parsers import ToolParserManager
 
-__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REGISTERED', 'NOT_REPLACED', 'PREFIX', 'register',
+__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REPLACED', 'PREFIX', 'register',
            'registered_names', 'to_vllm_delta']
 
 PREFIX = 'lmparse-'
@@ -68,9 +69,6 @@ PREFIX = 'lmparse-'
 # Cohere, MiniCPM-V): lmparse classes registered under them would not be driven as composed.
 NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv',
                           'response_template', 'hf'})
-# lmparse names not registered: they read the served tokenizer's response_template metadata, which this
-# module does not hand to lmparse (vLLM's own response_template parsers read the same metadata).
-NOT_REGISTERED = frozenset({'hf', 'response_template'})
 
 _configured: dict[tuple[str | None, str | None], type] = {}
 
@@ -492,8 +490,12 @@ def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
 
 def registered_names() -> tuple[list[str], list[str]]:
     """(tool names, reasoning names) this module registers with vLLM without replacing: lmparse-<name>."""
-    return ([PREFIX + n for n in lmparse.ToolParserManager.names() if n not in NOT_REGISTERED],
-            [PREFIX + n for n in lmparse.ReasoningParserManager.names() if n not in NOT_REGISTERED])
+    # Not registered: classes the served tokenizer decides (lmparse's hf / response_template read its
+    # response_template metadata, which this module does not hand to lmparse).
+    return ([PREFIX + n for n in lmparse.ToolParserManager.names()
+             if not needs_tokenizer(lmparse.ToolParserManager.get(n))],
+            [PREFIX + n for n in lmparse.ReasoningParserManager.names()
+             if not needs_tokenizer(lmparse.ReasoningParserManager.get(n))])
 
 
 def register(replace: bool | None = None) -> None:

@@ -251,10 +251,9 @@ print(json.dumps({"tools": len(tools), "reasoning": len(reasonings), "ok": ok_t 
                              timeout=300)
         assert out.returncode == 0, out.stderr[-2000:]
         data = json.loads(out.stdout.strip().splitlines()[-1])
-        from lmparse.integrations.vllm import NOT_REGISTERED
         assert data['ok']
-        assert data['tools'] == len(set(lmparse.ToolParserManager.names()) - NOT_REGISTERED)
-        assert data['reasoning'] == len(set(lmparse.ReasoningParserManager.names()) - NOT_REGISTERED)
+        assert data['tools'] == len(set(lmparse.ToolParserManager.names()) - {'hf', 'response_template'})
+        assert data['reasoning'] == len(set(lmparse.ReasoningParserManager.names()) - {'hf', 'response_template'})
         expect = 'lmparse.integrations.vllm' if replace == '1' else 'vllm.'
         assert data['hermes'].startswith(expect) and data['deepseek_r1'].startswith(expect), data
         assert data['kimi_k3'].startswith('vllm.'), data  # vLLM composes its own KimiK3Parser for that name
