@@ -68,3 +68,5 @@ cdef object own_choice(tuple fields)
 cdef object own_template_kwargs(tuple fields)
 cdef bint same_choice(object adjusted, object request, tuple fields) except -1
 cdef bint own_is_normal(object request) except -1
+cdef object normal_request(object adjusted)
+cdef object foreign_dump_tools(object request)

@@ -25,7 +25,8 @@ from types import MethodType as _MethodType
 from lmparse.reasoning import _GENERATION as _R_GENERATION_LIST
 from lmparse.reasoning import ReasoningMeta as _ReasoningMeta
 from lmparse.reasoning import ReasoningParser as _ReasoningParser
-from lmparse.request import get_field
+from lmparse.request import REQUEST_ADAPTERS as _ADAPTERS
+from lmparse.request import dump_tools, get_field, normalize_chat_request
 
 __all__ = []
 
@@ -144,6 +145,28 @@ cdef bint own_is_normal(object request) except -1:
             return False
     return True
 
+
+
+cdef object normal_request(object adjusted):
+    """``normalize_chat_request(adjusted)``, without the call when it would change nothing."""
+    if own_is_normal(adjusted):
+        return adjusted
+    adapter = (<dict>_ADAPTERS).get(type(adjusted)) if _ADAPTERS else None
+    if adapter is not None:
+        same = adapter.normalize(adjusted)
+        if same is not None:
+            return same
+    return normalize_chat_request(adjusted)
+
+
+cdef object foreign_dump_tools(object request):
+    """``dump_tools(request)`` for a request that is not lmparse's own type."""
+    adapter = (<dict>_ADAPTERS).get(type(request)) if _ADAPTERS else None
+    if adapter is not None:
+        prepared = adapter.prepare_tools(request, None)
+        if prepared is not None:
+            return (<tuple?>prepared)[0]
+    return dump_tools(request)
 
 # ---- tags --------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import json
 import logging
 import operator
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     'ChatCompletionRequest',
@@ -29,6 +29,7 @@ __all__ = [
     'get_field',
     'normalize_chat_request',
     'prepare_tools',
+    'register_request_adapter',
     'tool_choice_function_name',
     'tool_choice_kind',
     'tool_function_dict',
@@ -39,6 +40,36 @@ __all__ = [
 logger = logging.getLogger('lmparse')
 
 _TOOL_CHOICE_STRINGS = ('auto', 'none', 'required')
+
+
+class RequestAdapter(Protocol):
+    """Construction-time handling of one foreign request type (usually compiled).
+
+    Each method returns None for a request it leaves to the generic path.
+    """
+
+    def prepare_tools(self, request: Any, updates: dict[str, Any] | None
+                      ) -> tuple[Any, set[str], dict[str, dict[str, Any]]] | None:
+        """:func:`prepare_tools` of ``request`` updated with ``updates``."""
+
+    def normalize(self, request: Any) -> Any | None:
+        """``request`` itself when :func:`normalize_chat_request` would not change it."""
+
+
+# Exact request type -> adapter, consulted by parser construction before the generic path.
+REQUEST_ADAPTERS: dict[type, RequestAdapter] = {}
+
+
+def register_request_adapter(request_type: type, adapter: RequestAdapter | None) -> None:
+    """Give parser construction a faster equivalent for ``request_type`` (None removes it).
+
+    The adapter must give exactly what the generic functions give; lmparse's
+    LMDeploy drop-in registers one for LMDeploy's request after checking it.
+    """
+    if adapter is None:
+        REQUEST_ADAPTERS.pop(request_type, None)
+    else:
+        REQUEST_ADAPTERS[request_type] = adapter
 
 # Declared fields, in the order model_dump() emits them (LMDeploy's field order).
 _FIELDS: tuple[str, ...] = (
@@ -544,13 +575,24 @@ def dump_tools(request: Any) -> Any:
     return update_request(request, tools=kept)
 
 
-def prepare_tools(request: Any) -> tuple[Any, set[str], dict[str, dict[str, Any]]]:
+def prepare_tools(request: Any, updates: dict[str, Any] | None = None
+                  ) -> tuple[Any, set[str], dict[str, dict[str, Any]]]:
     """``(dump_tools(request), allowed_tool_names(...), tool_parameter_schemas(...))`` in one pass.
 
-    Runs once per parser construction. The common shape (a list of OpenAI
-    dict tools, tool_choice not naming functions) is handled in a single
-    loop; every other shape takes the general functions, with equal results.
+    ``updates``: fields set on the copy first (as :func:`update_request`).
+    Runs once per parser construction. A request type with a registered
+    adapter takes it; the common shape (a list of OpenAI dict tools,
+    tool_choice not naming functions) is handled in a single loop; every
+    other shape takes the general functions, with equal results.
     """
+    if REQUEST_ADAPTERS:
+        adapter = REQUEST_ADAPTERS.get(type(request))
+        if adapter is not None:
+            prepared = adapter.prepare_tools(request, updates)
+            if prepared is not None:
+                return prepared
+    if updates:
+        request = update_request(request, **updates)
     choice = get_field(request, 'tool_choice', 'auto')
     if not (choice is None or choice == 'auto' or choice == 'none' or choice == 'required'):
         dumped = dump_tools(request)

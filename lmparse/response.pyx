@@ -16,11 +16,12 @@ from lmparse.construction cimport (
     block_headers,
     content_markers,
     eq,
+    foreign_dump_tools,
     marker_anchor,
     new_reasoning_parser,
     own_choice,
     own_fields,
-    own_is_normal,
+    normal_request,
     own_template_kwargs,
     plan_for,
     reasoning_token_ids,
@@ -48,9 +49,7 @@ from lmparse.registry import (
 from lmparse.request import (
     as_request,
     chat_template_kwargs_from_request,
-    dump_tools,
     get_field,
-    normalize_chat_request,
     tool_choice_kind,
     update_request,
 )
@@ -196,9 +195,8 @@ cdef class ResponseParserCore:
                 raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
             adjusted = _dump_own_tools(request) if fields is not None else None
             if adjusted is None:
-                adjusted = dump_tools(request)
-        if not own_is_normal(adjusted):
-            adjusted = normalize_chat_request(adjusted)
+                adjusted = foreign_dump_tools(request)
+        adjusted = normal_request(adjusted)
         if eq(choice, 'required'):
             # The engine applies one guided-decoding constraint: the structural tag wins.
             fmt = self.tool_parser.build_required_response_format(

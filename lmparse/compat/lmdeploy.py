@@ -166,6 +166,12 @@ class _Protocol:
         self.complete: Callable[[tuple[Any, Any, Any]], tuple[Any, Any, Any]] = self.converter.complete
         self.message: Callable[[Any], Any] = self.converter.message
         self.tool_call: Callable[[Any], Any] = self.converter.tool_call
+        # Compiled request adjustment at construction, checked against the Python path once here.
+        from lmparse.compat.lmdeploy_request import LmdeployRequests
+
+        self.requests = LmdeployRequests(module)
+        if self.requests.fast:
+            _req.register_request_adapter(self.ChatCompletionRequest, self.requests)
 
 
 _PROTOCOL: _Protocol | None = None

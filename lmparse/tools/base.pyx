@@ -22,7 +22,6 @@ from lmparse.request import as_request as _as_request
 from lmparse.request import get_field as _get_field
 from lmparse.request import prepare_tools as _prepare_tools
 from lmparse.request import tool_choice_kind as _tool_choice_kind
-from lmparse.request import update_request as _update_request
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -458,9 +457,7 @@ cdef class ToolParser:
                     for name, value in (<dict>updates).items():
                         PyObject_GenericSetAttr(adjusted, name, value)
                 return adjusted
-        if updates is not None:
-            request = _update_request(request, **updates)
-        request, self._allowed_tool_names, self._tool_schemas = _prepare_tools(request)
+        request, self._allowed_tool_names, self._tool_schemas = _prepare_tools(request, updates)
         return request
 
     @classmethod
