@@ -69,9 +69,11 @@ cdef bint eq(object value, str literal) except -1:
 # ---- lmparse's own request type ---------------------------------------------------
 
 cdef tuple own_fields(object request):
-    """The fields construction reads first (see F_*), or None: not an own request, or one is unset."""
+    """The fields construction reads first (see F_*), or None: not an own request (nor one a
+    registered request adapter reads), or one is unset."""
     if not is_own_request(request):
-        return None
+        adapter = (<dict>_ADAPTERS).get(type(request)) if _ADAPTERS else None
+        return None if adapter is None else <tuple?>adapter.fields(request)
     try:
         return (own_slot(request, S_TOOL_CHOICE), own_slot(request, S_CHAT_TEMPLATE_KWARGS),
                 own_slot(request, S_ENABLE_THINKING), own_slot(request, S_REASONING_EFFORT))

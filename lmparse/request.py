@@ -55,6 +55,9 @@ class RequestAdapter(Protocol):
     def normalize(self, request: Any) -> Any | None:
         """``request`` itself when :func:`normalize_chat_request` would not change it."""
 
+    def fields(self, request: Any) -> tuple[Any, Any, Any, Any] | None:
+        """``(tool_choice, chat_template_kwargs, enable_thinking, reasoning_effort)`` as stored."""
+
 
 # Exact request type -> adapter, consulted by parser construction before the generic path.
 REQUEST_ADAPTERS: dict[type, RequestAdapter] = {}
@@ -441,7 +444,7 @@ def as_request(obj: Any) -> Any:
     Dicts become :class:`ChatCompletionRequest`; our own requests and pydantic
     requests (anything with a ``tool_choice`` attribute) pass through unchanged.
     """
-    if isinstance(obj, ChatCompletionRequest):
+    if isinstance(obj, ChatCompletionRequest) or type(obj) in REQUEST_ADAPTERS:
         return obj
     if isinstance(obj, Mapping):
         return ChatCompletionRequest.from_dict(obj)

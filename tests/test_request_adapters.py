@@ -131,6 +131,39 @@ def test_normalize_declines_what_needs_normalizing(adapter: LmdeployRequests, da
     assert adapter.normalize(request) is None
 
 
+@pytest.mark.parametrize('data', [
+    {}, {'tool_choice': 'none', 'chat_template_kwargs': {'enable_thinking': False}},
+    {'tool_choice': fn_choice('x'), 'enable_thinking': True, 'reasoning_effort': 'high'}])
+def test_fields_are_the_stored_values(adapter: LmdeployRequests, data: dict[str, Any]) -> None:
+    request = PydanticRequest.model_validate({'model': 'm', 'messages': MESSAGES, **data})
+    assert adapter.fields(request) == (request.tool_choice, request.chat_template_kwargs,
+                                       request.enable_thinking, request.reasoning_effort)
+    assert adapter.fields(data) is None
+
+
+@pytest.mark.parametrize('data', [
+    {'chat_template_kwargs': {'enable_thinking': False}}, {'enable_thinking': False},
+    {'chat_template_kwargs': {'thinking': True}, 'reasoning_effort': 'max'},
+    {'tool_choice': 'none', 'tools': TOOLS}, {'tool_choice': fn_choice('get_time'), 'tools': TOOLS}])
+def test_construction_with_the_adapter_equals_without(adapter: LmdeployRequests, data: dict[str, Any]) -> None:
+    """Template kwargs, thinking and tool_choice read through fields() give the generic result."""
+    request = PydanticRequest.model_validate({'model': 'm', 'messages': MESSAGES, **data})
+    cls = lmparse.BaseResponseParser.with_parsers('qwen3', 'qwen3')
+    plain = cls(request)
+    register_request_adapter(PydanticRequest, adapter)
+    try:
+        adapted = cls(request)
+    finally:
+        register_request_adapter(PydanticRequest, None)
+    assert adapted._kwargs == plain._kwargs
+    assert (adapted.enable_thinking, adapted.reasoning_enabled) == (plain.enable_thinking, plain.reasoning_enabled)
+    assert _state(adapted.request) == _state(plain.request)
+    text = 'r</think>a<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>'
+    ours, theirs = adapted.parse_complete(text), plain.parse_complete(text)
+    calls = lambda r: [(c.function.name, c.function.arguments) for c in r[1] or []]  # noqa: E731
+    assert (ours[0], calls(ours), ours[2]) == (theirs[0], calls(theirs), theirs[2])
+
+
 def test_private_attributes_take_the_generic_path(adapter: LmdeployRequests) -> None:
     class WithPrivate(PydanticRequest):
         _note: str = 'x'
@@ -162,6 +195,10 @@ class _Counting:
         self.calls.append('normalize')
         return self.inner.normalize(request)
 
+    def fields(self, request: Any) -> Any:
+        self.calls.append('fields')
+        return self.inner.fields(request)
+
 
 @pytest.mark.parametrize('tool', ['qwen3', 'internlm', None])
 def test_construction_consults_the_registered_adapter(adapter: LmdeployRequests, tool: str | None) -> None:
@@ -175,7 +212,7 @@ def test_construction_consults_the_registered_adapter(adapter: LmdeployRequests,
     finally:
         register_request_adapter(PydanticRequest, None)
     assert PydanticRequest not in REQUEST_ADAPTERS
-    assert counting.calls == ['prepare_tools', 'normalize']
+    assert counting.calls == ['fields', 'prepare_tools', 'normalize']
     assert _state(adapted.request) == _state(plain.request)
     if tool is not None:
         assert adapted.tool_parser._allowed_tool_names == plain.tool_parser._allowed_tool_names

@@ -206,13 +206,8 @@ class _WrappedParser(SwappedStream, ResponseParser):
     ``stream_chunk`` / ``parse_complete`` are compiled (``SwappedStream``).
     """
 
-    _inner: Any
-    _types: _Protocol
-
     def __getattr__(self, name: str) -> Any:
         # Only for attributes not defined here (mode, _pending, enable_thinking...).
-        if name == '_inner':
-            raise AttributeError(name)
         return getattr(self._inner, name)
 
     @property
@@ -237,10 +232,7 @@ class _WrappedParser(SwappedStream, ResponseParser):
         self._inner.reasoning_tokens = value
 
     def _wrap(self, inner: Any) -> None:
-        types_ = _protocol()
-        object.__setattr__(self, '_types', types_)
-        object.__setattr__(self, '_inner', inner)
-        self._attach(inner, types_.converter)
+        self._attach(inner, (_PROTOCOL or _protocol()).converter)
 
 
 _INNER_LOCK = threading.Lock()

@@ -13,7 +13,8 @@ the same results for the common shapes:
   sets (``__dict__`` copied and updated, ``__pydantic_fields_set__`` with the
   updated names added, ``__pydantic_extra__`` copied), each ``Function`` dumped
   as its ``model_dump`` would (JSON-like values copied container by container);
-* ``normalize``: the request itself when it already is normal.
+* ``normalize``: the request itself when it already is normal;
+* ``fields``: the fields construction reads first, from the instance state.
 
 Anything else (``allowed_tools``, private attributes, values that are not
 plain JSON, a request that needs normalising) returns ``None`` and the caller
@@ -33,6 +34,8 @@ cdef extern from "Python.h":
 cdef tuple _EMPTY = ()
 # Function's fields in LMDeploy 0.18's declaration order (model_dump's key order).
 cdef tuple _FUNCTION_FIELDS = ('description', 'name', 'parameters')
+# What parser construction reads first (lmparse.construction.own_fields).
+cdef tuple _CONSTRUCTION_FIELDS = ('tool_choice', 'chat_template_kwargs', 'enable_thinking', 'reasoning_effort')
 # Deeper schemas take the Python path.
 cdef int _MAX_DEPTH = 64
 cdef object _NOT_PLAIN = object()
@@ -147,6 +150,8 @@ cdef class LmdeployRequests:
                     return False
                 if self.normalize(ours[0]) is not ours[0] or normalize_chat_request(theirs[0]) is not theirs[0]:
                     return False
+            if self.fields(request) != tuple(getattr(request, name) for name in _CONSTRUCTION_FIELDS):
+                return False
         # Shapes the Python path must take.
         if self.normalize(self.request_type.model_validate(
                 {'model': 'm', 'messages': messages, 'stop': 'x'})) is not None:
@@ -229,6 +234,21 @@ cdef class LmdeployRequests:
         PyObject_GenericSetAttr(obj, '__pydantic_fields_set__', fields_set)
         PyObject_GenericSetAttr(obj, '__pydantic_private__', None)
         return obj
+
+    cpdef object fields(self, object request):
+        """``(tool_choice, chat_template_kwargs, enable_thinking, reasoning_effort)`` as stored; None:
+        another type, or one is missing."""
+        if type(request) is not self.request_type:
+            return None
+        cdef dict state = _state(request)
+        cdef list values = []
+        cdef PyObject *p
+        for name in _CONSTRUCTION_FIELDS:
+            p = PyDict_GetItem(state, name)
+            if p is NULL:
+                return None
+            values.append(<object>p)
+        return tuple(values)
 
     cpdef object normalize(self, object request):
         """``request`` when ``normalize_chat_request`` would leave it unchanged; None: ask it."""

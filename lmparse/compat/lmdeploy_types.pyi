@@ -28,6 +28,8 @@ class Converter:
 class SwappedStream:
     """Compiled ``stream_chunk`` / ``parse_complete`` forwarding to a wrapped lmparse parser."""
 
+    _inner: Any
+
     def _attach(self, inner: Any, converter: Converter) -> None: ...
     def stream_chunk(self, delta_text: str | None, delta_token_ids: Any = None, final: bool = False,
                      **kwargs: Any) -> list[tuple[Any, bool]]: ...

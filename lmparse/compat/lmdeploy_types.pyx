@@ -207,15 +207,15 @@ cdef class SwappedStream:
 
     cdef object _inner_stream, _inner_complete
     cdef Converter _converter
-
-    cdef _bind(self, object inner, Converter converter):
-        self._inner_stream = inner.stream_chunk
-        self._inner_complete = inner.parse_complete
-        self._converter = converter
+    # the wrapped lmparse parser
+    cdef readonly object _inner
 
     def _attach(self, inner: object, Converter converter not None) -> None:
         """Wrap ``inner`` (done once by the Python subclass' constructor)."""
-        self._bind(inner, converter)
+        self._inner = inner
+        self._inner_stream = inner.stream_chunk
+        self._inner_complete = inner.parse_complete
+        self._converter = converter
 
     def stream_chunk(self, delta_text, delta_token_ids=None, final=False, **kwargs):
         if kwargs:
