@@ -46,20 +46,29 @@ tool parser, ``to=self`` stays reasoning (as vLLM's tool parser streams it).
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from lmparse.reasoning import ReasoningParser
 from lmparse.recipient_channels import ChannelGrammar, ChannelToolParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 
+Kind = Literal['content', 'reasoning', 'drop', 'tool']
+
 __all__ = ['MUSE_GLIMMER', 'MUSE_SPARK', 'MuseGlimmerReasoningParser', 'MuseGlimmerToolParser',
            'MuseReasoningParser', 'MuseToolParser']
 
-_ATEM = dict(ends=('<|eom|>', '<|eot|>'), in_body_headers=('<|message|>',), invoke='<atem:invoke',
-             invoke_close='</atem:invoke>', parameter='<atem:parameter', parameter_close='</atem:parameter>')
 
-MUSE_SPARK = ChannelGrammar(
-    recipients={'self': 'reasoning', 'user': 'content', 'commentary': 'content', 'developer': 'drop'},
-    no_recipient='reasoning', keep_string_parameters=True, **_ATEM)
-MUSE_GLIMMER = ChannelGrammar(recipients={'self': 'reasoning', 'user': 'content'}, no_recipient='content', **_ATEM)
+def _atem(recipients: dict[str, Kind], no_recipient: Kind, keep_string_parameters: bool) -> ChannelGrammar:
+    """A Muse profile: ``<|eom|>`` / ``<|eot|>`` messages with ATEM calls."""
+    return ChannelGrammar(
+        ends=('<|eom|>', '<|eot|>'), recipients=recipients, no_recipient=no_recipient, in_body_headers=('<|message|>',),
+        invoke='<atem:invoke', invoke_close='</atem:invoke>', parameter='<atem:parameter',
+        parameter_close='</atem:parameter>', keep_string_parameters=keep_string_parameters)
+
+
+MUSE_SPARK = _atem({'self': 'reasoning', 'user': 'content', 'commentary': 'content', 'developer': 'drop'},
+                   'reasoning', True)
+MUSE_GLIMMER = _atem({'self': 'reasoning', 'user': 'content'}, 'content', False)
 
 
 @ToolParserManager.register_module(['muse', 'musespark1x'])
