@@ -26,7 +26,7 @@ cdef class ChannelRouter:
     cdef ChannelGrammar g
     cdef ToolParser tool
     cdef int state, kind, phase
-    cdef bint last_ws, in_call
+    cdef bint last_ws, in_call, framed
     cdef Py_ssize_t skip, params
     cdef HeldText value
     cdef object key, props
@@ -37,7 +37,7 @@ cdef class ChannelRouter:
     cdef int _opener(self, str p, int kind, void *data, Py_ssize_t at, Py_ssize_t n, bint final) except -1
     cdef Py_ssize_t _header_end(self, str p, Py_ssize_t at, Py_ssize_t n, bint final) except -5
     cdef Py_ssize_t _boundary(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final) except -1
-    cdef Py_ssize_t _header(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final) except -1
+    cdef Py_ssize_t _header(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final, list out) except -1
     cdef int _open_message(self, str p, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int _begin(self, int k, object recipient) except -1
     cdef int _end_body(self) except -1
@@ -47,6 +47,7 @@ cdef class ChannelRouter:
     cdef Py_ssize_t _tail(self, str p, int kind, void *data, Py_ssize_t a, Py_ssize_t stop) except -1
     cdef Py_ssize_t _body(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final, list out) except -1
     cdef Py_ssize_t _text(self, str p, Py_ssize_t a, Py_ssize_t b, bint ended, list out) except -1
+    cdef int _emit(self, list out, str text, int k) except -1
     cdef Py_ssize_t _seek(self, str p, int kind, void *data, Py_ssize_t pos, Py_ssize_t b, object m0, object m1,
                           bint ended, int *which) except -1
     cdef Py_ssize_t _calls(self, str p, Py_ssize_t a, Py_ssize_t b, bint ended) except -1

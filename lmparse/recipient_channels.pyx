@@ -212,7 +212,7 @@ cdef class ChannelRouter:
             if st == S_BOUNDARY:
                 pos = self._boundary(p, pos, n, final)
             elif st == S_HEADER:
-                pos = self._header(p, pos, n, final)
+                pos = self._header(p, pos, n, final, out)
             else:
                 pos = self._body(p, pos, n, final, out)
             if pos == before and self.state == st:
@@ -285,11 +285,14 @@ cdef class ChannelRouter:
         self._begin(self.g.k_unframed, None)
         return pos
 
-    cdef Py_ssize_t _header(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final) except -1:
+    cdef Py_ssize_t _header(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final, list out) except -1:
         cdef Py_ssize_t e = self._header_end(p, pos, n, final)
         if e >= 0:
-            self._open_message(p, pos, e)
-            return e + PyUnicode_GET_LENGTH(self.g.message)
+            e += PyUnicode_GET_LENGTH(self.g.message)
+            self._open_message(p, pos, e - PyUnicode_GET_LENGTH(self.g.message))
+            if self.framed:
+                self._emit(out, PyUnicode_Substring(p, pos, e), K_CONTENT)
+            return e
         if e == -2:
             return pos
         if e == -4 and PyUnicode_READ(PyUnicode_KIND(p), PyUnicode_DATA(p), pos) == u'<':
@@ -342,8 +345,11 @@ cdef class ChannelRouter:
     cdef int _begin(self, int k, object recipient) except -1:
         self.state = S_BODY
         self.last_ws = True
-        if k == K_TOOL and self.tool is None:
-            k = K_CONTENT  # no active tool parser (none configured, or tool_choice "none"): the body is text
+        # no active tool parser (none configured, or tool_choice "none"): the whole tool message is text,
+        # framing included, as a tag dialect's tool block stays text (and a downstream tool half can read it)
+        self.framed = k == K_TOOL and self.tool is None
+        if self.framed:
+            k = K_CONTENT
         self.kind = k
         if k == K_TOOL:
             self.key = None
@@ -356,6 +362,7 @@ cdef class ChannelRouter:
         return 0
 
     cdef int _end_body(self) except -1:
+        self.framed = False
         if self.kind == K_TOOL:
             if self.phase == C_VALUE:
                 self._finish_value(None, 0, 0)  # cut off: the value as written so far
@@ -442,6 +449,8 @@ cdef class ChannelRouter:
                 self.state = S_HEADER
                 return hs
             self._text(p, pos, lt, True, out)
+            if code == M_END and self.framed:
+                self._emit(out, PyUnicode_Substring(p, lt, lt + size), K_CONTENT)
             self._end_body()
             if code == M_END:
                 self.state = S_BOUNDARY
@@ -457,13 +466,16 @@ cdef class ChannelRouter:
         if k == K_TOOL:
             b = self._calls(p, a, b, ended)
         elif k != K_DROP:
-            self._flush(out)
-            text = PyUnicode_Substring(p, a, b)
-            out.append((new_delta_message(text, None, None) if k == K_CONTENT
-                        else new_delta_message(None, text, None), False))
+            self._emit(out, PyUnicode_Substring(p, a, b), k)
         if b > a:
             self.last_ws = Py_UNICODE_ISSPACE(PyUnicode_READ(PyUnicode_KIND(p), PyUnicode_DATA(p), b - 1))
         return b
+
+    cdef int _emit(self, list out, str text, int k) except -1:
+        self._flush(out)
+        out.append((new_delta_message(text, None, None) if k == K_CONTENT else new_delta_message(None, text, None),
+                    False))
+        return 0
 
     # ---- calls --------------------------------------------------------------
 

@@ -679,7 +679,7 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
     if rng.random() < 0.2:
         parts.append(_text(rng))
         visible.append(parts[-1])
-    unterminated = False
+    unterminated = pending_framed = False
     for i in range(rng.randint(1, 5)):
         kind = rng.choice(['reasoning', 'content', 'drop', 'tool', 'tool'])
         if kind != 'tool' and not by_kind[kind]:
@@ -694,8 +694,8 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
                 body = '<atem:function_calls>\n' + body + '</atem:function_calls>'
             if cfg.tool is not None:
                 calls.extend((n, want) for n, (_, want) in zip(names, built) if n in OFFERED)
-            elif body:
-                visible.append(body)  # no tool parser: a tool message's body is text
+            else:
+                pending_framed = True  # no tool parser: the tool message is text, framing included
         else:
             recipient, channel = rng.choice(by_kind[kind])
             body = _text(rng)
@@ -706,7 +706,10 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
         start = '' if (i == 0 and not parts) or unterminated else g.start + 'assistant'
         header = (f' to={recipient}' if recipient else '') + (f'{g.channel}{channel}' if channel else '')
         constrain = ' <|constrain|>xml' if kind == 'tool' and g.channel is not None else ''
-        parts.append(start + (header.lstrip(' ') if unterminated else header) + constrain + g.message + body)
+        framed = start + (header.lstrip(' ') if unterminated else header) + constrain + g.message
+        parts.append(framed + body)
+        if pending_framed:
+            visible.append(framed.lstrip(' ') + body)
         # a text message may miss its terminator when the next header follows (after a space)
         unterminated = kind in ('reasoning', 'content') and bool(g.in_body_headers) and rng.random() < 0.2
         if unterminated:
@@ -714,6 +717,9 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
             visible.append(' ')
         else:
             parts.append(rng.choice(g.ends))
+            if pending_framed:
+                visible.append(parts[-1])
+        pending_framed = False
     return Built(''.join(parts), calls, ''.join(visible))
 
 

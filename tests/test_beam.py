@@ -80,7 +80,8 @@ CASES = [
          []),
     Case('answer-ended-by-end', analysis('r') + final('A.', END), 'A.', 'r', []),
     Case('unframed', 'No channels here.', 'No channels here.', None, []),
-    Case('reasoning-parser-alone', analysis('r') + call('search', ECHO), ECHO, 'r', [], tool=None),
+    Case('reasoning-parser-alone', analysis('r') + call('search', ECHO),
+         START + 'assistant' + call('search', ECHO), 'r', [], tool=None),
     Case('tool-parser-alone', analysis('r') + call('get_time'), None, 'r', [('get_time', '{}')], reasoning=None),
 ]
 CASE_IDS = [c.id for c in CASES]

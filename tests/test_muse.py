@@ -106,10 +106,13 @@ CASES = [
     Case('text-after-turn', first('user', 'A.', EOT) + '\n', 'A.', None, []),
     Case('tool-parser-alone', first('self', 'r') + msg('get_time', calls(invoke('get_time'))) + msg('user', 'a', EOT),
          'a', 'r', [('get_time', '{}')], reasoning=None),
+    # without an active tool parser a tool message is text, framing included (as a tag dialect's tool block)
     Case('reasoning-parser-alone', first('self', 'r') + msg('get_time', ECHO) + msg('user', 'a', EOT),
-         ECHO + 'a', 'r', [], tool=None),
-    Case('tool-choice-none', first('self', 'r') + msg('get_time', ECHO) + msg('user', 'a', EOT), ECHO + 'a', 'r', [],
-         request={'tool_choice': 'none'}),
+         msg('get_time', ECHO) + 'a', 'r', [], tool=None),
+    Case('tool-choice-none', first('self', 'r') + msg('get_time', ECHO) + msg('user', 'a', EOT),
+         msg('get_time', ECHO) + 'a', 'r', [], request={'tool_choice': 'none'}),
+    Case('reasoning-alone-first-message-is-a-call', first('get_time', ECHO), 'to=get_time' + MSG + ECHO + EOM, None,
+         [], tool=None),
     Case('no-tools-offered', msg('rm', calls(invoke('rm', path='"/"'))) + msg('user', 'ok', EOT), 'ok', None, [],
          request={'request_tools': None}),
     # Muse Glimmer: recipient-less is content, commentary / developer are tool channels, values always JSON-or-raw
