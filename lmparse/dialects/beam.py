@@ -36,7 +36,11 @@ content (the engines drop it); a value without the two newlines is still read
 template's close is ``<|end|><|start|>assistant``; what follows the lone
 ``<|end|>`` is read as the next message or content rather than reasoning); a
 `` to=NAME<|channel|>`` header inside unterminated reasoning starts the call
-(the engines keep it as reasoning).
+(the engines keep it as reasoning, and the call is lost). Checked black-box
+against SGLang's detectors on tests/test_beam.py's cases: those two and a call
+cut off by the end of output (SGLang emits it with empty arguments, lmparse
+with the parameters written so far) are the only differences; vLLM's needs
+the checkpoint's template metadata, which no public checkpoint provides.
 """
 from __future__ import annotations
 

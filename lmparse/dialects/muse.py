@@ -41,8 +41,20 @@ Both: reasoning of several messages is joined as written (vLLM's Glimmer
 profile and SGLang insert ``\\n`` between them; lmparse adds no text). A
 ``to=NAME<|message|>`` header written inside an unterminated message ends it
 (vLLM's ``_STRIP_OPEN_REASONING_RE`` rule), so the call after it is kept.
-Without an active tool parser a tool channel's body is content; with only the
-tool parser, ``to=self`` stays reasoning (as vLLM's tool parser streams it).
+Without an active tool parser a tool message is text (framing included, as a
+tag dialect's tool block); with only the tool parser, ``to=self`` stays
+reasoning (as vLLM's tool parser streams it).
+
+Checked black-box against both engines on tests/test_muse.py's cases (peers
+venv): they agree except where lmparse's contracts differ -- an invoke cut off
+by the end of output is a call with the parameters written so far (vLLM and
+SGLang drop it), unoffered names are filtered (vLLM passes them through), a
+value like ``1e999`` stays text (both engines emit ``Infinity``, not JSON),
+text outside any message is content (vLLM drops it) -- and where SGLang's
+detector goes wrong: a recipient-less first message leaks ``<|message|>`` into
+the content, a ``to=NAME<|message|>`` header after unterminated reasoning (and
+a ``<|start|>`` header there) stays reasoning and the call is lost, a header
+cut off by the end of output is content.
 """
 from __future__ import annotations
 
