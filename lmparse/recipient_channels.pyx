@@ -255,16 +255,15 @@ cdef class ChannelRouter:
         """Offset of the message marker ending the header at ``at``; -1 not a header (a newline, or
         HEADER_MAX characters first), -2 undecided, -4 the output ended inside it."""
         cdef str message = self.g.message
-        cdef Py_ssize_t end = at + HEADER_MAX + PyUnicode_GET_LENGTH(message)
-        if end > n:
-            end = n
+        cdef Py_ssize_t window = at + HEADER_MAX + PyUnicode_GET_LENGTH(message)
+        cdef Py_ssize_t end = window if window < n else n
         cdef Py_ssize_t m = PyUnicode_Find(p, message, at, end, 1)
         if PyUnicode_FindChar(p, u'\n', at, m if m >= 0 else end, 1) >= 0:
             return -1
         if m >= 0:
             return m
-        if n - at >= HEADER_MAX:
-            return -1
+        if n >= window:
+            return -1  # the whole window arrived without the marker: decided the same for any chunking
         return -4 if final else -2
 
     cdef Py_ssize_t _boundary(self, str p, Py_ssize_t pos, Py_ssize_t n, bint final) except -1:
@@ -355,6 +354,9 @@ cdef class ChannelRouter:
             self.key = None
             self.in_call = False
             if self.g.invoke is None:
+                if recipient is None:  # a tool channel without a recipient names no call
+                    self.kind = K_DROP
+                    return 0
                 self._start_call(recipient)
                 self.phase = C_PARAMS
             else:

@@ -115,6 +115,9 @@ CASES = [
          [], tool=None),
     Case('no-tools-offered', msg('rm', calls(invoke('rm', path='"/"'))) + msg('user', 'ok', EOT), 'ok', None, [],
          request={'request_tools': None}),
+    # a header is at most 256 characters up to its <|message|> (decided the same for every chunking)
+    Case('longest-header', ' to=' + 'x' * 253 + MSG + 'b' + EOM + msg('user', 'a', EOT), 'a', None, []),
+    Case('header-too-long-is-text', ' to=' + 'x' * 254 + MSG + 'b' + EOM, 'to=' + 'x' * 254 + MSG + 'b', None, []),
     # Muse Glimmer: recipient-less is content, commentary / developer are tool channels, values always JSON-or-raw
     Case('glimmer-channels', first(None, 'Hello. ') + msg('commentary', 'prose dropped')
          + msg('developer', calls(invoke('get_time'))) + msg('self', 'r') + msg('user', 'Bye.', EOT), 'Hello. Bye.', 'r',
