@@ -54,7 +54,10 @@ text outside any message is content (vLLM drops it) -- and where SGLang's
 detector goes wrong: a recipient-less first message leaks ``<|message|>`` into
 the content, a ``to=NAME<|message|>`` header after unterminated reasoning (and
 a ``<|start|>`` header there) stays reasoning and the call is lost, a header
-cut off by the end of output is content.
+cut off by the end of output is content. ``muse_glimmer`` against vLLM's
+``muse_glimmer`` (its streaming path, one chunk): vLLM loses a call after
+reasoning, the call in a ``to=developer`` message and a recipient-less answer,
+and drops an answer that quotes ATEM markup (on purpose); lmparse keeps them.
 """
 from __future__ import annotations
 
