@@ -174,6 +174,10 @@ PEERS: tuple[PeerRow, ...] = (
             note='vLLM has no GigaChat 3.5 (GCML) parser'),
     PeerRow('dots', ('dots',), 'dots', 'deepseek_r1', 'dots', 'dots',
             note="vLLM has no dots reasoning parser: its deepseek_r1 reads the same <think> block"),
+    PeerRow('muse', ('muse',), 'muse', 'muse', 'muse', 'muse',
+            note="SGLang's muse is its Glimmer detector: recipient-less messages content, every value decoded"),
+    PeerRow('beam', ('beam',), 'beam', 'beam', 'beam', 'beam',
+            note="vLLM's beam reads the grammar from the checkpoint's response_template (SGLang has it built in)"),
 )
 
 

@@ -12,6 +12,7 @@ from lmparse.models import ModelParsers, UnknownModelError, parsers_for_model
 from lmparse.request import ChatCompletionRequest, dump_tools
 from lmparse.response import BaseResponseParser, ResponseParser
 from lmparse.harmony import HarmonyResponseParser, HarmonyToolParser
+from lmparse.recipient_channels import ChannelGrammar, ChannelToolParser
 from lmparse.tools import (
     BraceCallToolParser,
     DsmlToolParser,
@@ -26,6 +27,7 @@ from lmparse.tools import (
 )
 # Importing the dialects registers every built-in parser name.
 from lmparse.dialects.apertus import ApertusReasoningParser, ApertusToolParser
+from lmparse.dialects.beam import BeamReasoningParser, BeamToolParser
 from lmparse.dialects.cohere import (
     CohereCommand3ReasoningParser,
     CohereCommand3ToolParser,
@@ -84,6 +86,12 @@ from lmparse.dialects.minimax import (
     MiniMaxM3ToolParser,
 )
 from lmparse.dialects.mistral import MistralReasoningParser, MistralToolParser
+from lmparse.dialects.muse import (
+    MuseGlimmerReasoningParser,
+    MuseGlimmerToolParser,
+    MuseReasoningParser,
+    MuseToolParser,
+)
 from lmparse.dialects.nanbeige import NanbeigeToolParser
 from lmparse.dialects.nemotron import Nemotron3ReasoningParser
 from lmparse.dialects.olmo import Olmo3ReasoningParser, Olmo3ToolParser
@@ -109,7 +117,11 @@ __all__ = [
     'ApertusReasoningParser',
     'ApertusToolParser',
     'BaseResponseParser',
+    'BeamReasoningParser',
+    'BeamToolParser',
     'BraceCallToolParser',
+    'ChannelGrammar',
+    'ChannelToolParser',
     'ChatCompletionRequest',
     'CohereCommand3ReasoningParser',
     'CohereCommand3ToolParser',
@@ -187,6 +199,10 @@ __all__ = [
     'MistralReasoningParser',
     'MistralToolParser',
     'ModelParsers',
+    'MuseGlimmerReasoningParser',
+    'MuseGlimmerToolParser',
+    'MuseReasoningParser',
+    'MuseToolParser',
     'NanbeigeToolParser',
     'Nemotron3ReasoningParser',
     'NsElementToolParser',

@@ -234,6 +234,9 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _f('Arcee Trinity', 'default', 'trinity', ids=('arcee-ai/Trinity-Mini',), patterns=(r'trinity',)),
     _f('Nanbeige 4.2', 'nanbeige', 'nanbeige', patterns=(r'nanbeige',)),
     _f('IQuest Q1', 'iquest_q1', 'iquest_q1', patterns=(r'iquest',), template_markers=('<iquest_tool_call>',)),
+    # No public checkpoint ids; the engines' names (vLLM musespark1x / muse_glimmer) give the model names.
+    _f('Muse Glimmer', 'muse_glimmer', 'muse_glimmer', patterns=(r'muse[-_ ]?glimmer',)),
+    _f('Muse Spark', 'muse', 'muse', patterns=(r'muse[-_ ]?spark',)),
     _f('Spark 2.5', None, 'spark25', patterns=(r'spark-?2\.5',)),
     _f('Inkling', 'inkling', 'inkling', patterns=(r'inkling',),
        template_markers=('<|message_model|>', '<|content_invoke_tool_json|>')),

@@ -32,6 +32,7 @@ from lmparse.construction cimport (
     tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
+from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
     _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
 from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
@@ -47,15 +48,8 @@ cdef extern from "Python.h":
 from lmparse.registry import (
     ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, validate_parser_names)
 from lmparse.request import (
-    as_request,
-    chat_template_kwargs_from_request,
-    get_field,
-    tool_choice_kind,
-    update_request,
-)
-
+    as_request, chat_template_kwargs_from_request, get_field, tool_choice_kind, update_request)
 from lmparse.request import ChatCompletionRequest as _OwnRequest
-
 from lmparse.tools.base import _dump_own_tools
 
 logger = logging.getLogger('lmparse')
@@ -122,6 +116,8 @@ cdef class ResponseParserCore:
     cdef Py_ssize_t _header_reach
     # Reused delta list for built-in tool parsers (handed off only when filled; made on first use).
     cdef list _scratch
+    # a recipient-channel grammar (lmparse.recipient_channels) reads the whole response instead of the tag modes
+    cdef ChannelRouter _channels
     cdef public object request, reasoning_parser, tool_parser, enable_thinking
     cdef public bint reasoning_enabled
     cdef public dict _kwargs
@@ -279,6 +275,8 @@ cdef class ResponseParserCore:
             self._count_on = True
             self._rt_open_id = -1 if open_id is None else open_id
             self._rt_close_id = -1 if close_id is None else close_id
+        self._channels = channel_router(reasoning_parser, self.tool_parser, tool_active)
+        self._count_on = self._count_on and self._channels is None  # channels: no reasoning tag ids to count
 
     # ---- public state ---------------------------------------------------------
 
@@ -360,6 +358,11 @@ cdef class ResponseParserCore:
 
     cdef int _run(self, list out) except -1:
         cdef bint progressed
+        cdef Py_ssize_t consumed
+        if self._channels is not None:
+            consumed = self._channels.feed(self._pending, self._final, out)
+            self._pending = PyUnicode_Substring(self._pending, consumed, PyUnicode_GET_LENGTH(self._pending))
+            return 0
         while True:
             if self._after_tool_block and not self._resolve_separator():
                 break

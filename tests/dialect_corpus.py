@@ -163,6 +163,17 @@ def _paired_reasoning(tool_cls: Any, reasoning: list[tuple[str | None, bool | No
     return [(r, t) for r, t in reasoning if r in keep or (r is not None and ReasoningParserManager.get(r) is default)]
 
 
+def _grammar(cls: Any) -> Any:
+    return getattr(cls, 'channel_grammar', None) if cls is not None else None
+
+
+def _pairs(tool_cls: Any, reasoning: str | None) -> bool:
+    """A recipient-channel half pairs only with the other half of its grammar, or none (else a ValueError)."""
+    r_grammar = _grammar(ReasoningParserManager.get(reasoning)) if reasoning is not None else None
+    t_grammar = _grammar(tool_cls)
+    return reasoning is None or r_grammar is t_grammar
+
+
 def configs(full: bool = True) -> list[Config]:
     """Tool dialect x reasoning configurations (all pairs when ``full``), reasoning alone, each response parser."""
     out: list[Config] = []
@@ -170,6 +181,8 @@ def configs(full: bool = True) -> list[Config]:
     for index, (tool_name, tool_cls) in enumerate(_unique(ToolParserManager)):
         label = _alias_label(ToolParserManager, tool_cls)
         for r, thinking in (reasoning if full else _paired_reasoning(tool_cls, reasoning, index)):
+            if not _pairs(tool_cls, r):
+                continue
             out.append(Config(f'{label}|{r}|think={thinking}', 'router', tool_name, r, thinking))
     for r, thinking in reasoning:
         if r is not None:
@@ -521,6 +534,8 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
     """Text, reasoning blocks and tool blocks (inside and outside reasoning) with the exact expected result."""
     tool_cls = cfg.tool_cls
     reasoning_cls = cfg.reasoning_cls
+    if _grammar(tool_cls) is not None or _grammar(reasoning_cls) is not None:
+        return build_channel_output(cfg, rng)
     open_r = reasoning_cls.get_reasoning_open_tag() if reasoning_cls else '<think>'
     close_r = reasoning_cls.get_reasoning_close_tag() if reasoning_cls else '</think>'
     parts: list[str] = []
@@ -614,6 +629,98 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
             last_was_block = False
     marker()
     return Built(''.join(parts), calls if exact else None, ''.join(visible) if exact else None)
+
+
+# ---- recipient channels (lmparse.recipient_channels: Muse, Beam) ------------------------------
+
+
+def _json_or_raw(raw: str) -> Any:
+    """A Muse value as the family reads it: its JSON when all of it is JSON, else the raw text."""
+    text = raw.strip(' \t\n\r')
+    if text and text[0] in '{["-0123456789tfn':
+        try:
+            return json.loads(text, parse_constant=lambda c: 1 / 0)
+        except (ValueError, ZeroDivisionError, RecursionError):
+            pass
+    return raw
+
+
+def _channel_call(g: Any, name: str, rng: random.Random) -> tuple[str, Any]:
+    """One call's markup inside a tool message and its arguments as the family builds them."""
+    args = _json_args(rng, _params_for(name))
+    # the offered parameters are string-typed: Spark keeps their text, Beam's schema types them as text
+    keep = name in OFFERED and (g.keep_string_parameters or g.values == 'schema')
+    want = {k: (v if keep or g.values == 'schema' else _json_or_raw(v)) for k, v in args.items()}
+    if g.value_newlines:
+        params = ''.join(f'{g.parameter} name="{k}">\n{v}\n' + (g.parameter_close if rng.random() < 0.8 else '')
+                         for k, v in args.items())
+    else:
+        params = ''.join(f'{g.parameter} name="{k}">{v}{g.parameter_close}\n' for k, v in args.items())
+    if g.invoke is None:
+        return params, want
+    return f'{g.invoke} name="{name}">\n{params}{g.invoke_close}\n', want
+
+
+def build_channel_output(cfg: Config, rng: random.Random) -> Built:
+    """Messages of a recipient-channel grammar: reasoning, content, dropped and tool messages (echoed call
+    markup in text messages), maybe unframed text first, and text messages left unterminated before a header."""
+    g = _grammar(cfg.tool_cls) or _grammar(cfg.reasoning_cls)
+    by_kind: dict[str, list[tuple[str | None, str | None]]] = {'reasoning': [], 'content': [], 'drop': []}
+    for r, k in g.recipients.items():
+        if k in by_kind:
+            by_kind[k].append((r, None))
+    for c, k in g.channels.items():
+        by_kind[k].append((None, c))
+    if not g.channels:
+        by_kind[g.no_recipient].append((None, None))
+    parts: list[str] = []
+    visible: list[str] = []
+    calls: list[tuple[str, Any]] = []
+    if rng.random() < 0.2:
+        parts.append(_text(rng))
+        visible.append(parts[-1])
+    unterminated = pending_framed = False
+    for i in range(rng.randint(1, 5)):
+        kind = rng.choice(['reasoning', 'content', 'drop', 'tool', 'tool'])
+        if kind != 'tool' and not by_kind[kind]:
+            kind = 'content' if by_kind['content'] else 'reasoning'
+        if kind == 'tool':
+            recipient = _pick_name(rng)
+            channel = rng.choice(list(g.channels)) if g.channels else None
+            names = [recipient] if g.invoke is None else [_pick_name(rng) for _ in range(rng.randint(1, 2))]
+            built = [_channel_call(g, n, rng) for n in names]
+            body = ''.join(markup for markup, _ in built)
+            if g.invoke is not None and rng.random() < 0.8:
+                body = '<atem:function_calls>\n' + body + '</atem:function_calls>'
+            if cfg.tool is not None:
+                calls.extend((n, want) for n, (_, want) in zip(names, built) if n in OFFERED)
+            else:
+                pending_framed = True  # no tool parser: the tool message is text, framing included
+        else:
+            recipient, channel = rng.choice(by_kind[kind])
+            body = _text(rng)
+            if rng.random() < 0.3:
+                body += _channel_call(g, 'search', rng)[0]  # echoed call markup: text
+            if kind != 'drop':
+                visible.append(body)
+        start = '' if (i == 0 and not parts) or unterminated else g.start + 'assistant'
+        header = (f' to={recipient}' if recipient else '') + (f'{g.channel}{channel}' if channel else '')
+        constrain = ' <|constrain|>xml' if kind == 'tool' and g.channel is not None else ''
+        framed = start + (header.lstrip(' ') if unterminated else header) + constrain + g.message
+        parts.append(framed + body)
+        if pending_framed:
+            visible.append(framed.lstrip(' ') + body)
+        # a text message may miss its terminator when the next header follows (after a space)
+        unterminated = kind in ('reasoning', 'content') and bool(g.in_body_headers) and rng.random() < 0.2
+        if unterminated:
+            parts.append(' ')
+            visible.append(' ')
+        else:
+            parts.append(rng.choice(g.ends))
+            if pending_framed:
+                visible.append(parts[-1])
+        pending_framed = False
+    return Built(''.join(parts), calls, ''.join(visible))
 
 
 # ---- Harmony ---------------------------------------------------------------------------------

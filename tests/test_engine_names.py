@@ -3,9 +3,8 @@
 ``tests/data/engine_parser_names.json`` holds the names each engine registers
 (read from vllm/tool_parsers/__init__.py, vllm/reasoning/__init__.py,
 sglang/srt/function_call/function_call_parser.py and
-sglang/srt/parser/reasoning_parser_names.py). Every name resolves except the
-ones listed below, which are still to be done (the long tail); a listed name
-that starts to resolve must leave the list, so the list stays exact.
+sglang/srt/parser/reasoning_parser_names.py). Every name resolves, except
+Harmony's (lmparse's response parser) and the two listed as unsupported.
 """
 from __future__ import annotations
 
@@ -22,16 +21,6 @@ NAMES = json.loads((Path(__file__).parent / 'data' / 'engine_parser_names.json')
 HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
 # Adds ``<think>`` in front of the content: lmparse never writes text the model did not.
 UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
-NOT_YET = {
-    'vllm_tool': {
-        'beam', 'muse', 'muse_glimmer', 'musespark1x'},
-    'vllm_reasoning': {
-        'beam', 'muse', 'muse_glimmer', 'musespark1x'},
-    'sglang_tool': {
-        'beam', 'muse'},
-    'sglang_reasoning': {
-        'beam', 'muse'},
-}
 
 
 def _resolves(kind: str, name: str) -> bool:
@@ -45,13 +34,16 @@ def test_lists_are_the_engines() -> None:
         'vllm_tool': 58, 'vllm_reasoning': 42, 'sglang_tool': 44, 'sglang_reasoning': 36}
 
 
-@pytest.mark.parametrize('kind', sorted(NOT_YET))
+@pytest.mark.parametrize('kind', sorted(NAMES))
 def test_engine_names_resolve(kind: str) -> None:
-    names = set(NAMES[kind])
-    assert NOT_YET[kind] <= names, NOT_YET[kind] - names
-    expected = names - NOT_YET[kind] - HARMONY - UNSUPPORTED
+    expected = set(NAMES[kind]) - HARMONY - UNSUPPORTED
+    assert expected
     assert sorted(n for n in expected if not _resolves(kind, n)) == []
-    assert sorted(n for n in NOT_YET[kind] if _resolves(kind, n)) == []
+
+
+def test_unsupported_names_stay_unresolved() -> None:
+    for kind in NAMES:
+        assert not any(_resolves(kind, n) for n in UNSUPPORTED & set(NAMES[kind]))
 
 
 def test_harmony_names_are_the_response_parser() -> None:

@@ -86,6 +86,8 @@ def test_family_names_are_registered(family: Any) -> None:
     ('deepseek-ai/DeepSeek-V3.2-Speciale', 'deepseek-v32'),
     ('QWEN/QWEN3-8B', 'qwen3'),
     (' Qwen/Qwen3-8B/ ', 'qwen3'),
+    ('example/MuseSpark1x-Instruct', 'muse'),
+    ('example/muse-glimmer-base', 'muse_glimmer'),
 ])
 def test_name_patterns(model: str, tool: str) -> None:
     assert parsers_for_model(model).tool_parser == tool

@@ -37,7 +37,8 @@ capture; alternative closers; value parsers other than text; header-named
 JSON arguments; unknown fields) raises :class:`ResponseTemplateError` naming
 the field and the reason, at configuration time, never mid-stream.
 SGLang's built-in Beam template is one such: its calls open with a bare
-`` to=NAME`` recipient header and close on either of two markers.
+`` to=NAME`` recipient header and close on either of two markers (``beam``
+reads it on the recipient-channel family, ``lmparse.dialects.beam``).
 
 Differences from the engines' regex parser, by design: whitespace the
 template lets a pattern swallow before a marker stays text; XML values are
