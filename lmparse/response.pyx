@@ -96,36 +96,6 @@ cdef class ResponseParserCore:
     returns how much it consumed.
     """
 
-    cdef public str _pending
-    cdef int _mode, _return_mode
-    cdef bint _after_tool_block, _received_any_text, _final, _passthrough, _thinking_off, _in_header
-    cdef object _r_open, _r_close, _t_open
-    # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
-    cdef object _bare_open
-    # the opener counts only at the start of the plain channel (then cleared once text is content)
-    cdef bint _bare_anchored
-    cdef ToolParser _tool
-    cdef int _tool_hooks
-    # see construction.tag_anchor
-    cdef Py_UCS4 _anchor_plain, _anchor_reasoning
-    cdef Py_ssize_t _reach_plain, _reach_reasoning
-    # declared content-channel markers, dropped from text outside tool blocks (None: none)
-    cdef tuple _markers
-    # block headers (construction.block_headers): opening and ending markers, the longest end
-    cdef tuple _header_opens, _header_ends
-    cdef Py_ssize_t _header_reach
-    # Reused delta list for built-in tool parsers (handed off only when filled; made on first use).
-    cdef list _scratch
-    # a recipient-channel grammar (lmparse.recipient_channels) reads the whole response instead of the tag modes
-    cdef ChannelRouter _channels
-    cdef public object request, reasoning_parser, tool_parser, enable_thinking
-    cdef public bint reasoning_enabled
-    cdef public dict _kwargs
-    # reasoning-token accounting over the raw tag interval
-    cdef bint _count_on, _counting
-    cdef Py_ssize_t _reasoning_count
-    cdef long long _rt_open_id, _rt_close_id
-
     def __cinit__(self):
         # No arguments: Cython then ignores the constructor's instead of packing them.
         self._pending = ''
@@ -306,6 +276,9 @@ cdef class ResponseParserCore:
         ``final=True`` means no more text will follow: ambiguous suffixes are
         released and open tool blocks are closed (never completed by invention).
         """
+        return self._stream(delta_text, delta_token_ids, final)
+
+    cdef list _stream(self, object delta_text, object delta_token_ids, object final):
         if delta_text is None:
             delta_text = ''
         elif not isinstance(delta_text, str):

@@ -23,6 +23,7 @@ from lmparse.protocol cimport DeltaMessage as LpMessage
 from lmparse.protocol cimport DeltaToolCall as LpToolDelta
 from lmparse.protocol cimport FunctionCall as LpFunction
 from lmparse.protocol cimport ToolCall as LpCall
+from lmparse.response cimport ResponseParserCore
 
 __all__ = ['Converter', 'SwappedStream']
 
@@ -209,6 +210,8 @@ cdef class SwappedStream:
     cdef Converter _converter
     # the wrapped lmparse parser
     cdef readonly object _inner
+    # the same parser when its stream_chunk is the router's own (then called without a Python call)
+    cdef ResponseParserCore _core
 
     def _attach(self, inner: object, Converter converter not None) -> None:
         """Wrap ``inner`` (done once by the Python subclass' constructor)."""
@@ -216,9 +219,13 @@ cdef class SwappedStream:
         self._inner_stream = inner.stream_chunk
         self._inner_complete = inner.parse_complete
         self._converter = converter
+        own = isinstance(inner, ResponseParserCore) and type(inner).stream_chunk is ResponseParserCore.stream_chunk
+        self._core = <ResponseParserCore>inner if own else None
 
     def stream_chunk(self, delta_text, delta_token_ids=None, final=False, **kwargs):
-        if kwargs:
+        if self._core is not None:
+            out = self._core._stream(delta_text, delta_token_ids, final)  # its stream_chunk ignores kwargs
+        elif kwargs:
             out = self._inner_stream(delta_text, delta_token_ids, final, **kwargs)
         else:
             out = self._inner_stream(delta_text, delta_token_ids, final)
