@@ -24,8 +24,6 @@ are found by scanning for ``<`` and matching in place; the router's buffer keeps
 only undecided tails (a partial marker, a header, a possible `` to=`` header
 start); held values live in a ``HeldText``.
 """
-import json
-import math
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
@@ -34,7 +32,7 @@ from lmparse.tools.attributes cimport _attribute
 from lmparse.tools.base cimport ToolParser, marker_match
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_escape cimport json_quoted, json_string_body
-from lmparse.tools.xml_values cimport held_value_json, schema_types_c, value_kind
+from lmparse.tools.xml_values cimport held_value_json, is_json, schema_types_c, value_kind
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -81,19 +79,6 @@ cdef enum:
     TAG_MAX = 1024     # an invoke / parameter tag without its '>' this long is dropped
 
 
-def _reject_constant(name):
-    raise ValueError(f'{name} is not JSON')
-
-
-def _finite_float(text):
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f'{text} overflows a double')
-    return value
-
-
-# NaN / Infinity / overflowing numbers are not JSON: such a value stays raw text.
-_loads = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
 
 
 cdef int _kind(object name, str what) except -1:
@@ -644,10 +629,6 @@ cdef class ChannelRouter:
                 ch = PyUnicode_READ(kind, data, s)
                 if ch in u'{["-0123456789tfn':
                     text = PyUnicode_Substring(raw, s, e)
-                    try:
-                        _loads(text)
-                    except (ValueError, RecursionError):
-                        pass
-                    else:
+                    if is_json(text):  # NaN / Infinity / overflowing numbers stay raw text
                         return text
         return '"' + json_string_body(raw, a, b) + '"'

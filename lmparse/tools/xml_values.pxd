@@ -9,6 +9,7 @@ cdef tuple coerce_one(str raw, object schema_type)
 cdef tuple schema_types_c(object schema, int depth)
 cdef int value_kind(tuple types) noexcept
 cdef str held_value_json(str text, Py_ssize_t a, Py_ssize_t b, object types)
+cdef bint is_json(str text) except -1
 
 
 cdef inline str span(str text, Py_ssize_t a, Py_ssize_t b):

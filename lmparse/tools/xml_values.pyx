@@ -44,6 +44,15 @@ def _finite_float(text):
 _loads = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
 
 
+cdef bint is_json(str text) except -1:
+    """Whether ``text`` is one JSON value with finite numbers (what ``_loads`` accepts)."""
+    try:
+        _loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 cdef tuple coerce_one(str raw, object schema_type):
     """``(value, converted)``: ``raw`` as ``schema_type``; ``(raw, False)`` when it is not one."""
     s = raw.strip()
