@@ -27,6 +27,9 @@ cdef class ChannelRouter:
     cdef ToolParser tool
     cdef int state, kind, phase
     cdef bint last_ws, in_call, framed
+    # a string value streams (its opening quote is out); its leading newline is still to drop; a newline is held
+    cdef bint streaming, lead, nl_held
+    cdef str opening  # a streaming value's key and opening quote, sent with its first text (None: sent)
     cdef Py_ssize_t skip, params
     cdef HeldText value
     cdef object key, props
@@ -55,6 +58,9 @@ cdef class ChannelRouter:
     cdef int _start_call(self, object name) except -1
     cdef int _close_call(self) except -1
     cdef int _finish_value(self, str p, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef int _open_value(self) except -1
+    cdef bint _string_value(self, object key) except -1
+    cdef int _stream_value(self, str p, Py_ssize_t a, Py_ssize_t b, bint done) except -1
     cdef str _value_json(self, str raw, Py_ssize_t a, Py_ssize_t b, object key)
 
 

@@ -63,7 +63,7 @@ cdef enum:
     C_INVOKE = 1     # at an invoke tag, up to its '>'
     C_PARAMS = 2     # between parameters
     C_PARAM = 3      # at a parameter tag, up to its '>'
-    C_VALUE = 4      # in a value, held to its close
+    C_VALUE = 4      # in a value: a string value streams, any other is held to its close
     C_SKIP = 5       # an invoke without a name: skipped to its close
 
 # What starts at a '<' of a body.
@@ -77,6 +77,8 @@ cdef enum:
 cdef enum:
     HEADER_MAX = 256   # a "header" without its message marker this long (or with a newline) is text
     TAG_MAX = 1024     # an invoke / parameter tag without its '>' this long is dropped
+
+MAX_HEADER = HEADER_MAX  # for Python: the longest header the router holds undecided
 
 
 
@@ -352,7 +354,10 @@ cdef class ChannelRouter:
         self.framed = False
         if self.kind == K_TOOL:
             if self.phase == C_VALUE:
-                self._finish_value(None, 0, 0)  # cut off: the value as written so far
+                if self.streaming:
+                    self._stream_value(None, 0, 0, True)  # cut off: the value as written so far
+                else:
+                    self._finish_value(None, 0, 0)
             if self.in_call:
                 self._close_call()
             self.phase = C_SEEK
@@ -525,6 +530,7 @@ cdef class ChannelRouter:
                 if ph == C_PARAM:
                     self.key = name
                     self.phase = C_VALUE
+                    self._open_value()
                 elif name is None:
                     self.phase = C_SKIP
                 else:
@@ -544,17 +550,24 @@ cdef class ChannelRouter:
             else:
                 i = self._seek(p, kind, data, pos, b, g.parameter_close,
                                g.parameter if g.optional_parameter_close else None, ended, &which)
-                if which < 0:
+                if self.streaming:
+                    self._stream_value(p, pos, i, which >= 0)
+                    if which < 0:
+                        return i
+                elif which < 0:
                     if i > pos:
                         self._hold(p, pos, i)
                     return i
-                self._finish_value(p, pos, i)
+                else:
+                    self._finish_value(p, pos, i)
                 if which == 0:
                     self.phase = C_PARAMS
                     pos = i + PyUnicode_GET_LENGTH(g.parameter_close)
                 else:
                     self.phase = C_PARAM  # the next parameter ends one without its close tag
                     pos = i
+        if self.opening is not None:  # a value tag ended the text: its key goes out now
+            self._stream_value(None, 0, 0, False)
         return pos
 
     cdef int _hold(self, str p, Py_ssize_t a, Py_ssize_t b) except -1:
@@ -603,6 +616,57 @@ cdef class ChannelRouter:
         value = self._value_json(raw, s, e, key)
         self.tool.emit_c(self.calls, None, ('{' if self.params == 0 else ', ') + json_quoted(key) + ': ' + value)
         self.params += 1
+        return 0
+
+    cdef int _open_value(self) except -1:
+        """A value starts: a string one streams from here (key and opening quote now), any other is held."""
+        self.streaming = self.in_call and self.key is not None and self._string_value(self.key)
+        if self.streaming:
+            self.opening = ('{' if self.params == 0 else ', ') + json_quoted(self.key) + ': "'
+            self.params += 1
+            self.lead = self.g.value_newlines
+            self.nl_held = False
+        return 0
+
+    cdef bint _string_value(self, object key) except -1:
+        """Whether ``key``'s value is a JSON string of its raw text whatever it holds (see _value_json)."""
+        props = self.props
+        schema = (<dict>props).get(key) if props is not None else None
+        if self.g.schema_values:
+            types = schema_types_c(schema, 0) if isinstance(schema, dict) else None
+            return not (types and value_kind(<tuple>types) != 0)
+        return self.g.keep_string_parameters and isinstance(schema, dict) and (<dict>schema).get('type') == 'string'
+
+    cdef int _stream_value(self, str p, Py_ssize_t a, Py_ssize_t b, bint done) except -1:
+        """``p[a:b]`` of a streaming string value; ``done``: it ends there. With ``value_newlines`` the
+        newlines after the tag and before the close are framing: the first dropped, a last one held."""
+        cdef int kind
+        cdef void *data
+        cdef str frag = ''
+        cdef bint nl = False
+        if self.opening is not None:
+            frag = self.opening
+            self.opening = None
+        if a < b:
+            kind = PyUnicode_KIND(p)
+            data = PyUnicode_DATA(p)
+            if self.lead:
+                if PyUnicode_READ(kind, data, a) == u'\n':
+                    a += 1
+                self.lead = False
+            if self.g.value_newlines and b > a and PyUnicode_READ(kind, data, b - 1) == u'\n':
+                b -= 1
+                nl = True
+            if b > a or nl:
+                frag += ('\\n' if self.nl_held else '') + json_string_body(p, a, b)
+                self.nl_held = nl
+        if done:
+            frag += '"'
+            self.streaming = False
+            self.nl_held = False
+            self.key = None
+        if frag:
+            self.tool.emit_c(self.calls, None, frag)
         return 0
 
     cdef str _value_json(self, str raw, Py_ssize_t a, Py_ssize_t b, object key):

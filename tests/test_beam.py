@@ -97,7 +97,10 @@ def test_names_and_classes() -> None:
 
 
 def test_arguments_stream_per_parameter(make_parser: Any) -> None:
-    text = call('search', param('query', 'a'), param('limit', '3'))
+    """A string value streams as it arrives (minus the newlines framing it); a typed one is held to its close."""
+    text = call('search', param('query', 'ab\ncdefgh'), param('limit', '3'))
     deltas = tool_deltas(stream_flagged(make_parser('beam', 'beam'), fixed_chunks(text, 2)))
     assert deltas[0].function.name == 'search' and deltas[0].id
-    assert [d.function.arguments for d in deltas[1:]] == ['{"query": "a"', ', "limit": 3', '}']
+    args = [d.function.arguments for d in deltas[1:]]
+    assert args[0].startswith('{"query": "') and args[-2:] == [', "limit": 3', '}']
+    assert len(args) > 4 and ''.join(args[:-2]) == '{"query": "ab\\ncdefgh"'

@@ -147,10 +147,16 @@ def test_special_tokens_kept(make_parser: Any) -> None:
 
 
 def test_arguments_stream_per_parameter(make_parser: Any) -> None:
-    text = msg('search', calls(invoke('search', query='a', limit='3')))
+    """A string-typed value streams as it arrives (Spark keeps it raw); any other is held to its close."""
+    text = msg('search', calls(invoke('search', query='abcdefgh', limit='3')))
     deltas = tool_deltas(stream_flagged(make_parser('muse', 'muse'), fixed_chunks(text, 3)))
     assert deltas[0].function.name == 'search' and deltas[0].id
-    assert [d.function.arguments for d in deltas[1:]] == ['{"query": "a"', ', "limit": 3', '}']
+    args = [d.function.arguments for d in deltas[1:]]
+    assert args[0].startswith('{"query": "') and args[-2:] == [', "limit": 3', '}']
+    assert len(args) > 4 and ''.join(args[:-2]) == '{"query": "abcdefgh"'
+    # Glimmer decodes every value (JSON or raw): each is held whole
+    deltas = tool_deltas(stream_flagged(make_parser('muse_glimmer', 'muse_glimmer'), fixed_chunks(text, 3)))
+    assert [d.function.arguments for d in deltas[1:]] == ['{"query": "abcdefgh"', ', "limit": 3', '}']
 
 
 def test_identity_before_the_first_parameter_arrives(make_parser: Any) -> None:
@@ -158,7 +164,8 @@ def test_identity_before_the_first_parameter_arrives(make_parser: Any) -> None:
     out = parser.stream_chunk(msg('search', '<atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter '
                                   'name="query">partial', ''))
     deltas = tool_deltas(out)
-    assert [d.function.name for d in deltas] == ['search']
+    assert [d.function.name for d in deltas] == ['search', None]
+    assert deltas[1].function.arguments == '{"query": "partial'  # a string value streams as it arrives
 
 
 @pytest.mark.parametrize('pair', [('muse', 'qwen3'), ('default', 'muse'), ('muse', 'muse_glimmer'), ('beam', 'muse')])
