@@ -17,7 +17,11 @@ class BufferFigures:
     # mode -> longest retained buffer minus leading newlines (the newlines between
     # two tool blocks are held until the next open tag is confirmed)
     max_held_tag: dict[str, int]
-    longest_marker: int              # longest tag the router may be holding a prefix of
+    longest_marker: int              # longest tag (or channel header) the router may be holding a prefix of
+
+
+# A section dialect's markers (lmparse.tools.sections): its tool mode holds a prefix of one.
+_SECTION_MARKERS = ('section_begin', 'section_end', 'call_begin', 'argument_begin', 'call_end')
 
 
 def markers(parser) -> list[str]:
@@ -28,7 +32,27 @@ def markers(parser) -> list[str]:
     tp = parser.tool_parser
     if tp is not None:
         tags += [tp.get_tool_open_tag() or '', tp.get_tool_close_tag() or '']
+        tags += [m for m in (getattr(tp, name, None) for name in _SECTION_MARKERS) if isinstance(m, str)]
     return [t for t in tags if t]
+
+
+def header_hold(parser) -> int:
+    """How much undecided header the router may hold whole.
+
+    A block header (``header_markers``, e.g. Inkling's) up to its end marker,
+    or a recipient-channel header up to its message marker.
+    """
+    from lmparse.recipient_channels import MAX_HEADER
+    from lmparse.response import MAX_BLOCK_HEADER
+    hold = 0
+    for half in (parser.tool_parser, parser.reasoning_parser):
+        grammar = getattr(half, 'channel_grammar', None)
+        if grammar is not None:
+            hold = max(hold, MAX_HEADER + len(grammar.message) + 1)
+        ends = getattr(half, 'header_ends', None) if getattr(half, 'header_markers', None) else None
+        if ends:
+            hold = max(hold, MAX_BLOCK_HEADER + max(map(len, ends)) + 1)
+    return hold
 
 
 def buffer_figures(f: BenchFixture, chunk: int = 1) -> BufferFigures | None:
@@ -47,7 +71,7 @@ def buffer_figures(f: BenchFixture, chunk: int = 1) -> BufferFigures | None:
         pending = parser._pending
         worst[mode] = max(worst.get(mode, 0), len(pending))
         held[mode] = max(held.get(mode, 0), len(pending.lstrip('\n')))
-    return BufferFigures(f.id, worst, held, max(map(len, markers(parser)), default=0))
+    return BufferFigures(f.id, worst, held, max(max(map(len, markers(parser)), default=0), header_hold(parser)))
 
 
 def instance_bytes(f: BenchFixture) -> tuple[int, int]:

@@ -7,6 +7,7 @@ __all__ = ['KINDS', 'ChannelGrammar', 'ChannelToolParser']
 
 Kind = Literal['content', 'reasoning', 'drop', 'tool']
 KINDS: tuple[str, ...]
+MAX_HEADER: int
 
 class ChannelGrammar:
     """One recipient-channel dialect's syntax (immutable once built)."""

@@ -16,6 +16,9 @@ from lmparse.tools.base import ToolParser
 
 __all__ = ['ResponseParserCore', 'ResponseParser', 'BaseResponseParser', 'aggregate_deltas']
 
+MAX_BLOCK_HEADER: int
+
+
 def aggregate_deltas(messages: list[tuple[DeltaMessage, bool]]) -> tuple[str, str, list[DeltaToolCall]]: ...
 
 logger: logging.Logger

@@ -69,6 +69,9 @@ cdef enum:
     # A longer block header (no end marker yet) is text.
     HEADER_MAX = 256
 
+# The block-header limit for Python (bench/memory.py bounds the retained buffer with it).
+MAX_BLOCK_HEADER = HEADER_MAX
+
 
 def aggregate_deltas(list messages not None):
     """Join streamed ``(DeltaMessage, tool_emitted)`` pairs as a complete response does.
