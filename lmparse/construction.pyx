@@ -148,7 +148,6 @@ cdef bint own_is_normal(object request) except -1:
     return True
 
 
-
 cdef object normal_request(object adjusted):
     """``normalize_chat_request(adjusted)``, without the call when it would change nothing."""
     if own_is_normal(adjusted):
@@ -169,6 +168,7 @@ cdef object foreign_dump_tools(object request):
         if prepared is not None:
             return (<tuple?>prepared)[0]
     return dump_tools(request)
+
 
 # ---- tags --------------------------------------------------------------------------
 

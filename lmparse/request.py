@@ -74,6 +74,7 @@ def register_request_adapter(request_type: type, adapter: RequestAdapter | None)
     else:
         REQUEST_ADAPTERS[request_type] = adapter
 
+
 # Declared fields, in the order model_dump() emits them (LMDeploy's field order).
 _FIELDS: tuple[str, ...] = (
     'model',

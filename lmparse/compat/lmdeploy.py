@@ -27,7 +27,7 @@ import logging
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 import lmparse
