@@ -17,9 +17,10 @@ header), or at a header written inside it without ``<|start|>``
 `` to=NAME<|channel|>...`` in Beam), so a model that skips a terminator does not
 lose the call that follows. Text outside any message is ``unframed`` (content).
 
-Parameter values are held to their close tag and converted once: the value's
-JSON text when all of it is JSON, else the raw text as a string (Muse), or
-typed by the tool's schema as ``xml_values`` types XML values (Beam). Markers
+A string value (no schema or a string schema in Beam, a string-typed one in
+Muse Spark) streams as it arrives; any other is held to its close tag and
+converted once: the value's JSON text when all of it is JSON, else the raw text
+as a string (Muse), or typed by the schema as ``xml_values`` types XML (Beam). Markers
 are found by scanning for ``<`` and matching in place; the router's buffer keeps
 only undecided tails (a partial marker, a header, a possible `` to=`` header
 start); held values live in a ``HeldText``.
