@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.streaming import atomic_chunks, case_checks, run_case, split_at
 
@@ -37,6 +37,25 @@ class Case:
     @property
     def expected(self) -> tuple[Any, Any, Any]:
         return self.content, self.reasoning_content, self.calls
+
+
+@dataclass(frozen=True)
+class ToolCase:
+    """A case of a tool dialect with no reasoning parser; a subclass names the tool parser in ``tool``."""
+
+    id: str
+    text: str
+    content: str | None
+    calls: Calls
+    request: dict[str, Any] = field(default_factory=dict)
+    tool: ClassVar[str] = ''
+
+    def parser(self, make_parser: Any) -> Any:
+        return make_parser(None, self.tool, **self.request)
+
+    @property
+    def expected(self) -> tuple[Any, Any, Any]:
+        return self.content, None, self.calls
 
 
 def request_field(parser: Any, name: str) -> Any:

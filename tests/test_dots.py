@@ -8,12 +8,13 @@ the block markers are one chunk each (no dots tokenizer is on PyPI).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from lmparse import DotsToolParser, ReasoningParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case
 
 BO, BC = '<dots_function_call>', '</dots_function_call>'
@@ -35,21 +36,11 @@ def block(*invokes: tuple[str, dict[str, str]]) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: Calls
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'dots'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, 'dots', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'dots'
 
 
 CASES = [

@@ -7,12 +7,13 @@ each tag whole (``atomic_chunks``): no ERNIE tokenizer installs from PyPI.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from lmparse import Ernie45ReasoningParser, Ernie45ToolParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case
 
 TC, ETC = '<tool_call>', '</tool_call>'
@@ -24,21 +25,11 @@ def call(name: str, args: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: list[tuple[str, str]]
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'ernie45'
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, 'ernie45', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'ernie45'
 
 
 W = '{"city": "Beijing"}'

@@ -8,12 +8,12 @@ where each special token is one chunk (no Jamba tokenizer is on PyPI).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from lmparse import JambaToolParser, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case
 
 TO, TC = '<tool_calls>', '</tool_calls>'
@@ -26,20 +26,8 @@ def env(name: str, args: str) -> str:
     return f'{{"name": "{name}", "arguments": {args}}}'
 
 
-@dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    calls: Calls
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(None, 'jamba', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, None, self.calls
+class Case(catalogue.ToolCase):
+    tool = 'jamba'
 
 
 W = '{"city": "Tel Aviv", "unit": "celsius"}'

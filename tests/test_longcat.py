@@ -5,12 +5,13 @@ result; ``atomic_chunks`` streams the tags whole (no LongCat tokenizer on PyPI).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from lmparse import LongcatReasoningParser, LongcatToolParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case
 
 LT, ELT = '<longcat_tool_call>', '</longcat_tool_call>'
@@ -23,21 +24,11 @@ def call(name: str, args: str) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: list[tuple[str, str]]
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = None
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, 'longcat', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
+    tool: str | None = 'longcat'
 
 
 W = '{"city": "Shanghai", "unit": "celsius"}'

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lmparse import MiMoReasoningParser, MiMoToolParser, ReasoningParserManager, ToolParserManager
+from tests import catalogue
 from tests.streaming import atomic_chunks, case_checks, run_case, token_chunks
 
 TC, ETC = '<tool_call>', '</tool_call>'
@@ -26,21 +27,12 @@ def call(name: str, *params: tuple[str, str]) -> str:
 
 
 @dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    reasoning_content: str | None
-    calls: list[tuple[str, str]]
+class Case(catalogue.Case):
+    """A case of this dialect: the parser names default to its own."""
+
     reasoning: str | None = 'mimo'
+    tool: str | None = 'mimo'
     request: dict[str, Any] = field(default_factory=lambda: {'chat_template_kwargs': {'enable_thinking': True}})
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(self.reasoning, 'mimo', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, self.reasoning_content, self.calls
 
 
 OFF: dict[str, Any] = {}

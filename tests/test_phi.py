@@ -9,10 +9,10 @@ a literal expected result.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from lmparse import Phi4MiniJsonToolParser, ToolParserManager
+from tests import catalogue
 from tests.streaming import case_checks, fixed_chunks, stream_flagged, tool_deltas
 
 FT = 'functools['
@@ -25,20 +25,8 @@ def env(name: str, args: str, key: str = 'arguments') -> str:
     return f'{{"name": "{name}", "{key}": {args}}}'
 
 
-@dataclass(frozen=True)
-class Case:
-    id: str
-    text: str
-    content: str | None
-    calls: Calls
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def parser(self, make_parser: Any) -> Any:
-        return make_parser(None, 'phi4_mini_json', **self.request)
-
-    @property
-    def expected(self) -> tuple[Any, Any, Any]:
-        return self.content, None, self.calls
+class Case(catalogue.ToolCase):
+    tool = 'phi4_mini_json'
 
 
 W = '{"city": "Paris", "unit": "celsius"}'
