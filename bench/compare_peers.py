@@ -66,7 +66,7 @@ import os
 import signal
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,6 +221,22 @@ class Collected:
     def result(self) -> Expected:
         return Expected(''.join(self.content) or None, ''.join(self.reasoning) or None,
                         tuple((self.calls[i][0], self.calls[i][1]) for i in sorted(self.calls)))
+
+
+def collect_vllm_deltas(deltas: Iterable[Any]) -> Expected:
+    """vLLM ``DeltaMessage``s (None: a step without output), accumulated."""
+    c = Collected()
+    for d in deltas:
+        if d is None:
+            continue
+        if d.content:
+            c.content.append(d.content)
+        if d.reasoning:
+            c.reasoning.append(d.reasoning)
+        for tc in d.tool_calls or ():
+            fn = tc.function
+            c.call(tc.index, fn.name if fn else None, fn.arguments if fn else None)
+    return c.result()
 
 
 def _json_or_text(s: str) -> Any:
@@ -405,18 +421,7 @@ class VllmPeer:
                 out.append(step(text, ids, 'stop' if final else None, prompt_ids).delta)
 
         def collect(state: Any) -> Expected:
-            c = Collected()
-            for d in state[1]:
-                if d is None:
-                    continue
-                if d.content:
-                    c.content.append(d.content)
-                if d.reasoning:
-                    c.reasoning.append(d.reasoning)
-                for tc in d.tool_calls or ():
-                    fn = tc.function
-                    c.call(tc.index, fn.name if fn else None, fn.arguments if fn else None)
-            return c.result()
+            return collect_vllm_deltas(state[1])
 
         return Prepared(new, feed, collect, tok)
 

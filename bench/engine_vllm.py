@@ -41,8 +41,8 @@ if ROOT not in sys.path:
 
 from bench.chunking import fixture_chunks  # noqa: E402
 from bench.compare_peers import (  # noqa: E402
-    Collected,
     PeerRow,
+    collect_vllm_deltas,
     hf_tokenizer,
     opening_marker,
     opens_reasoning_in_prompt,
@@ -137,19 +137,7 @@ class Driver:
 
 
 def collect(steps: Sequence[Any]) -> Expected:
-    c = Collected()
-    for st in steps:
-        d = st.delta
-        if d is None:
-            continue
-        if d.content:
-            c.content.append(d.content)
-        if d.reasoning:
-            c.reasoning.append(d.reasoning)
-        for tc in d.tool_calls or ():
-            fn = tc.function
-            c.call(tc.index, fn.name if fn else None, fn.arguments if fn else None)
-    return c.result()
+    return collect_vllm_deltas(st.delta for st in steps)
 
 
 def driver(f: BenchFixture, which: str) -> Driver:
