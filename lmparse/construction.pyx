@@ -68,11 +68,16 @@ cdef bint eq(object value, str literal) except -1:
 
 # ---- lmparse's own request type ---------------------------------------------------
 
+cdef inline object _adapter(object request):
+    """The request adapter registered for ``request``'s exact type (lmparse.request), or None."""
+    return (<dict>_ADAPTERS).get(type(request)) if _ADAPTERS else None
+
+
 cdef tuple own_fields(object request):
     """The fields construction reads first (see F_*), or None: not an own request (nor one a
     registered request adapter reads), or one is unset."""
     if not is_own_request(request):
-        adapter = (<dict>_ADAPTERS).get(type(request)) if _ADAPTERS else None
+        adapter = _adapter(request)
         return None if adapter is None else <tuple?>adapter.fields(request)
     try:
         return (own_slot(request, S_TOOL_CHOICE), own_slot(request, S_CHAT_TEMPLATE_KWARGS),
@@ -152,7 +157,7 @@ cdef object normal_request(object adjusted):
     """``normalize_chat_request(adjusted)``, without the call when it would change nothing."""
     if own_is_normal(adjusted):
         return adjusted
-    adapter = (<dict>_ADAPTERS).get(type(adjusted)) if _ADAPTERS else None
+    adapter = _adapter(adjusted)
     if adapter is not None:
         same = adapter.normalize(adjusted)
         if same is not None:
@@ -162,7 +167,7 @@ cdef object normal_request(object adjusted):
 
 cdef object foreign_dump_tools(object request):
     """``dump_tools(request)`` for a request that is not lmparse's own type."""
-    adapter = (<dict>_ADAPTERS).get(type(request)) if _ADAPTERS else None
+    adapter = _adapter(request)
     if adapter is not None:
         prepared = adapter.prepare_tools(request, None)
         if prepared is not None:
