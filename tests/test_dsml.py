@@ -133,9 +133,10 @@ def cases_for(tool: str) -> list[Case]:
              'Hello.' + b(invoke('get_time')), 'Hello.', None, [('get_time', '{}')], p),
         Case(f'{p}-tool-choice-none', tool,
              'x' + b(invoke('get_time')), 'x' + b(invoke('get_time')), None, [], None, {'tool_choice': 'none'}),
+        # mid-answer the open tag needs its two newlines (at the start of the answer it opens a block)
         Case(f'{p}-lookalikes', tool,
-             f'<{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}',
-             f'<{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}', None, []),
+             f'x <{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}',
+             f'x <{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}', None, []),
         # malformed and truncated payloads (documented best effort)
         Case(f'{p}-garbage-in-block', tool,
              'a' + block(tool, 'not dsml at all <b>', invoke('get_time')) + 'b',
@@ -152,14 +153,14 @@ def cases_for(tool: str) -> list[Case]:
              None, None, [('search', '{"limit": 5}'), ('get_time', '{}')]),
         Case(f'{p}-malformed-json-ends-at-tag', tool,
              b(invoke('search', param('limit', '[1, 2', False), param('query', 'q'))),
-             None, None, [('search', '{"limit": [1, 2, "query": "q"}')]),
+             None, None, [('search', '{"limit": "[1, 2", "query": "q"}')]),
         Case(f'{p}-truncated-in-string', tool,
              'Sure.' + f'\n\n<{D}{BLOCK[tool]}>\n<{D}invoke name="get_weather">\n<{D}parameter name="city" '
              'string="true">Bei',
              'Sure.', None, [('get_weather', '{"city": "Bei"}')]),
         Case(f'{p}-truncated-in-json', tool,
              f'\n\n<{D}{BLOCK[tool]}>\n<{D}invoke name="search">\n<{D}parameter name="limit" string="false">[1, ',
-             None, None, [('search', '{"limit": [1, }')]),
+             None, None, [('search', '{"limit": "[1, "}')]),
         Case(f'{p}-truncated-in-parameter-header', tool,
              f'\n\n<{D}{BLOCK[tool]}>\n<{D}invoke name="search">\n{param("query", "q")}\n<{D}parameter na',
              None, None, [('search', '{"query": "q"}')]),
@@ -280,8 +281,11 @@ def test_string_value_streams_before_close_tag(make_parser: Any) -> None:
     # A partial close tag is held, the text before it is not.
     deltas = tool_deltas(parser.stream_chunk('more</' + D, []))
     assert [d.function.arguments for d in deltas] == ['more']
-    deltas = tool_deltas(parser.stream_chunk('parameter>', []))
-    assert [d.function.arguments for d in deltas] == ['"']
+    # A whole close tag waits for what follows it: the next tag makes it the value's end.
+    deltas = tool_deltas(parser.stream_chunk('parameter>\n', []))
+    assert deltas == []
+    deltas = tool_deltas(parser.stream_chunk(f'</{D}invoke>', []))
+    assert [d.function.arguments for d in deltas] == ['"', '}']
 
 
 def test_registry_and_tags() -> None:

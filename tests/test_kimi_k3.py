@@ -104,7 +104,7 @@ CASES = [
     case('k3-truncated-in-json', THINK_CLOSE + f'{O}tools{S}{O}call tool="search"{S}{O}argument key="limit" '
          f'type="integer"{S}1', None, None, [('search', '{"limit": 1}')]),
     case('k3-truncated-in-json-object', THINK_CLOSE + f'{O}tools{S}{O}call tool="configure"{S}{O}argument key="o" '
-         f'type="object"{S}{{"a": [1, ', None, None, [('configure', '{"o": {"a": [1, }')], True),
+         f'type="object"{S}{{"a": [1, ', None, None, [('configure', '{"o": "{\\"a\\": [1, "}')]),
     case('k3-truncated-in-call-header', THINK_CLOSE + f'ok{O}tools{S}{O}call tool="get_ti', 'ok', None, []),
     case('k3-truncated-before-sep', THINK_CLOSE + f'{O}tools{S}{O}call tool="get_time" index="1"<|se', None, None, []),
     case('k3-truncated-after-open', THINK_CLOSE + f'ok{O}tools{S}', 'ok', None, []),

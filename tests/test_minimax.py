@@ -167,7 +167,9 @@ def test_string_value_streams_and_typed_value_is_held(make_parser: Any) -> None:
            for d in (m.tool_calls or [])]
     assert out == ['more"', ', "limit": ']  # the integer waits for its close tag
     out = [d.function.arguments for m, _ in parser.stream_chunk('2</parameter>', []) for d in (m.tool_calls or [])]
-    assert out == ['12']
+    assert out == []  # a close tag ends the value once what follows it confirms it
+    out = [d.function.arguments for m, _ in parser.stream_chunk('\n</invoke>', []) for d in (m.tool_calls or [])]
+    assert out == ['12', '}']
 
 
 def test_registry() -> None:

@@ -15,21 +15,43 @@ attribute (``string="true"``, ``type="string"``) or the request's JSON schema.
 
 The invoke header carries the name, so identity goes out before any
 parameter. Parameters become one JSON object: raw-text values are streamed
-JSON-escaped up to their close tag; JSON values are forwarded as they
-stabilise, their end found by ``JsonValueScanner``; schema-typed non-string
-values are held to their close tag and converted once (``xml_values``).
-Every marker starts with the same character, so markers are found by
-scanning for it once.
+JSON-escaped up to their close tag; JSON values (``string="false"``) are held
+to their end, found by ``JsonValueScanner``, and written as they are when they
+are JSON, else as their raw text in a JSON string (as vLLM's and SGLang's
+DeepSeek parsers fall back), so the arguments are never invalid JSON and no
+text is dropped; a value whose first character cannot start JSON streams as
+a string at once. Schema-typed non-string values are held to their close tag
+and converted once (``xml_values``). Every marker starts with the same
+character, so markers are found by scanning for it once.
+
+Marker text inside a value is text unless the grammar confirms it: a
+parameter close tag ends a raw (or fallen-back) value only when what follows
+it, after whitespace (at most ``_CONFIRM_WINDOW`` characters), is the next
+structural tag (a parameter or invoke open tag, the invoke or block close
+tag) or the end of the output; otherwise it is part of the value (Kimi K3
+values that quote ``<|close|>argument<|sep|>``, DeepSeek values that quote
+``</｜DSML｜parameter>``). Only that lookahead is held back. Inside a JSON
+value, tags within a JSON string are data and any tag outside one ends the
+value (a missing close tag), except a parameter close tag that the lookahead
+does not confirm: the value is then not JSON and continues as raw text.
+
+A block whose open tag is written without the declared ``block_lead``
+(``<｜DSML｜tool_calls>`` at the start of the answer, as SGLang's tests write
+it) is taken there: the family declares the bare open tag to the router,
+anchored at the start of the plain channel.
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, class_basis, immutable_type, marker_match, same_basis, seek_marker
+from lmparse.tools.base cimport (HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, class_basis,
+                                 immutable_type, marker_match, same_basis, seek_marker)
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
-from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
+from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take, held_take_with
 from lmparse.tools.xml_values cimport held_value_json, schema_types_c, value_kind
+
+import json
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -52,6 +74,8 @@ cdef enum:
     D_JSON = 5
     D_PARAM_END = 6
     D_HELD = 7
+    D_JSON_AFTER = 8  # a JSON value ended lexically: whitespace held until its close tag
+    D_RAW = 9  # a JSON value that turned out not to be JSON: held raw text, a JSON string at its end
 
 # Marker indices in ``_markers``.
 cdef enum:
@@ -70,12 +94,34 @@ cdef int[5] _PARAM_OR_END_SET = [K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOK
 cdef int[6] _PARAM_END_SET = [K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PARAM, K_INVOKE, -1]
 # A raw (or held) value ends only at its close tag.
 cdef int[2] _STRING_END_SET = [K_PARAM_CLOSE, -1]
+# What confirms a parameter close tag when it follows it (after whitespace).
+cdef int[5] _AFTER_PARAM_SET = [K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOKE, -1]
 cdef enum:
     # Raw text up to this long is scanned lead by lead; longer text with one substring search.
     _SHORT_VALUE = 256
+    # Whitespace between a close tag and the tag that confirms it: a longer run makes the close tag text.
+    _CONFIRM_WINDOW = 64
 
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
-                'string_value', 'json_value', 'parameter_end', 'held_value')
+                'string_value', 'json_value', 'parameter_end', 'held_value', 'json_value_end', 'raw_json_value')
+
+
+def _reject_constant(value):
+    raise ValueError(value)
+
+
+cdef bint _is_json(str raw):
+    """Whether ``raw`` is one JSON value (NaN and Infinity are not JSON)."""
+    try:
+        json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
+    return (c == u'{' or c == u'[' or c == u'"' or c == u'-' or (u'0' <= c <= u'9')
+            or c == u't' or c == u'f' or c == u'n')
 
 # The declarations a dialect's whole syntax is built from.
 cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
@@ -199,8 +245,11 @@ cdef class DsmlToolParser(ToolParser):
     cdef object _arg_types
     # an invoke / parameter header not terminated yet: its text so far
     cdef HeldText _header
-    # a schema-typed value held to its close tag
+    # a schema-typed or JSON value held to its end
     cdef HeldText _value
+    # a bare block (opened without block_lead): its open tag is still in the text
+    cdef bint _skip_open
+    cdef str _bare_tag
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
@@ -213,6 +262,15 @@ cdef class DsmlToolParser(ToolParser):
         self._value_scanner = JsonValueScanner()
         self._phase = D_INVOKE_START
         self._param_count = 0
+        self._skip_open = False
+        lead = (<tuple>entry[0])[4]
+        self._bare_tag = None
+        if lead and not (self._hooks & HOOK_PAYLOAD):
+            # the open tag without its lead, taken only at the start of the answer
+            self._bare_tag = PyUnicode_Substring(<str>entry[2], PyUnicode_GET_LENGTH(lead),
+                                                 PyUnicode_GET_LENGTH(<str>entry[2]))
+            self._bare_open = self._bare_tag
+            self._bare_at_start = True
 
     def __dealloc__(self):
         held_free(&self._header)
@@ -249,7 +307,56 @@ cdef class DsmlToolParser(ToolParser):
         if self._value.len:
             held_free(&self._value)
         self._value_scanner.reset_c()
+        self._skip_open = False
         return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        """A block opened by its tag without ``block_lead``: the tag is still in the text."""
+        if self._hooks & HOOK_BEGIN_BLOCK:
+            self.begin_tool_block()
+        else:
+            self.begin_block_c()
+        self._skip_open = True
+        return 0
+
+    cdef Py_ssize_t skip_open(self, str text, Py_ssize_t size, bint final) except -1:
+        """Past the whitespace and open tag of a bare block (the router saw the tag whole)."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t pos = _skip_space(kind, data, 0, size)
+        cdef int found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
+        if found == 2:
+            self._skip_open = False
+            return pos + PyUnicode_GET_LENGTH(self._bare_tag)
+        if found == 1 and not final:
+            return 0
+        self._skip_open = False  # not there after all: the text is read as the block's
+        return 0
+
+    cdef int confirm_close(self, str text, Py_ssize_t after, Py_ssize_t size, bint final) except -2:
+        """Whether the parameter close tag ending at ``after`` ends the value.
+
+        1: whitespace then the next structural tag, or then the end of the
+        output; 0: anything else (the tag is text); -1: not decided yet.
+        """
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t pos = _skip_space(kind, data, after, size)
+        cdef int i = 0, found
+        cdef bint partial = False
+        if pos - after > _CONFIRM_WINDOW:
+            return 0
+        if pos == size:
+            return 1 if final else -1
+        if PyUnicode_READ(kind, data, pos) != self._lead:
+            return 0
+        while _AFTER_PARAM_SET[i] >= 0:
+            found = marker_match(kind, data, pos, size, <str>self._markers[_AFTER_PARAM_SET[i]])
+            if found == 2:
+                return 1
+            partial |= found
+            i += 1
+        return -1 if partial and not final else 0
 
     cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
         """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
@@ -268,18 +375,88 @@ cdef class DsmlToolParser(ToolParser):
         self.emit_c(deltas, None, ('"' + json_string_body(raw, 0, n) + '"') if out is None else out)
         return 0
 
+    cdef int emit_json(self, list deltas, bint raw) except -1:
+        """The held ``string="false"`` value: as written when it is JSON (``raw``: known not to be), else a JSON string."""
+        cdef str value = held_take(&self._value, 0, self._value.len)
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(value)
+        cdef int kind = PyUnicode_KIND(value)
+        cdef void *data = PyUnicode_DATA(value)
+        cdef Py_ssize_t end = n
+        while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+            end -= 1
+        if not raw and end > 0 and _is_json(value):
+            self.emit_c(deltas, None, value if end == n else PyUnicode_Substring(value, 0, end))
+        else:
+            self.emit_c(deltas, None, '"' + json_string_body(value, 0, n) + '"')
+        return 0
+
     cdef Py_ssize_t scan_json(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
-        """Forward the stable prefix of a JSON parameter value; switch phase when it ends."""
-        cdef Py_ssize_t start = pos
+        """Hold a JSON parameter value up to its lexical end (or a tag outside its strings)."""
+        cdef Py_ssize_t start = pos, at
         cdef bint at_marker = False
         cdef JsonValueScanner scanner = self._value_scanner
+        cdef int kind
+        cdef void *data
+        cdef str lead_space
+        if not scanner.started:
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            at = _skip_space(kind, data, pos, size)
+            if at < size and PyUnicode_READ(kind, data, at) != self._lead and not _may_start_json(
+                    PyUnicode_READ(kind, data, at)):
+                # cannot be JSON: the raw text streams as a string from here
+                lead_space = held_take_with(&self._value, text, pos, at)
+                self.emit_c(deltas, None, '"' + json_string_body(lead_space, 0, PyUnicode_GET_LENGTH(lead_space)))
+                self._phase = D_STRING
+                return at
         pos = scanner.scan_to_marker(text, pos, size, self, _param_end_limit, final, &at_marker)
-        if scanner.complete or at_marker:
-            # A tag also ends a scalar or a malformed value.
-            self._phase = D_PARAM_END
         if pos > start:
-            self.emit_c(deltas, None, PyUnicode_Substring(text, start, pos))
+            held_append(&self._value, text, start, pos)
+        if scanner.complete:
+            self._phase = D_JSON_AFTER
+        elif at_marker:
+            pos = self.json_marker(text, pos, size, deltas, final)
         return pos
+
+    cdef Py_ssize_t json_marker(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
+        """A tag outside the strings of a JSON value (``_hit``): it ends the value, unless it is a
+        parameter close tag the lookahead does not confirm (then the value is raw text)."""
+        cdef int verdict
+        cdef Py_ssize_t m
+        if self._hit != K_PARAM_CLOSE:
+            self.emit_json(deltas, False)  # a missing close tag: the next tag decides
+            self._phase = D_PARAM_OR_END
+            return pos
+        m = PyUnicode_GET_LENGTH(<str>self._markers[K_PARAM_CLOSE])
+        verdict = self.confirm_close(text, pos + m, size, final)
+        if verdict < 0:
+            self._phase = D_JSON_AFTER if self._value_scanner.complete else D_JSON
+            return pos  # held until the lookahead decides
+        if verdict == 0:
+            held_append(&self._value, text, pos, pos + m)
+            self._phase = D_RAW
+            return pos + m
+        self.emit_json(deltas, False)
+        self._phase = D_PARAM_OR_END
+        return pos + m
+
+    cdef Py_ssize_t json_after(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
+        """After a JSON value's lexical end: whitespace, then a tag; other text makes it raw text."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t at = _skip_space(kind, data, pos, size), m
+        if at > pos:
+            held_append(&self._value, text, pos, at)
+        if at == size:
+            return at
+        if PyUnicode_READ(kind, data, at) == self._lead:
+            m = self.seek(text, at, size, _PARAM_END_SET, final)
+            if m == at:
+                if self._hit >= 0:
+                    return self.json_marker(text, at, size, deltas, final)
+                return at  # a partial tag: held
+        self._phase = D_RAW  # text after the value: the whole value is raw text
+        return at
 
     cdef int begin_call_props(self, object name) except -1:
         """The called tool's parameter schemas (for ``schema_typed_values``)."""
@@ -370,8 +547,12 @@ cdef class DsmlToolParser(ToolParser):
         cdef str close, terminator = self._tag_close
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
-        cdef int phase
+        cdef int phase, verdict
         cdef tuple markers = self._markers
+        if self._skip_open:
+            pos = self.skip_open(text, size, final)
+            if self._skip_open:
+                return 0
         while pos < size and not self._payload_closed:
             phase = self._phase
             if phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
@@ -420,7 +601,7 @@ cdef class DsmlToolParser(ToolParser):
                     pos = at
                     break
                 pos = self.header(text, pos, gt, deltas, phase)
-            elif phase == D_STRING or phase == D_HELD:
+            elif phase == D_STRING or phase == D_HELD or phase == D_RAW:
                 close = <str>markers[K_PARAM_CLOSE]
                 if size - pos <= _SHORT_VALUE:
                     at = self.seek(text, pos, size, _STRING_END_SET, final)
@@ -433,22 +614,37 @@ cdef class DsmlToolParser(ToolParser):
                         at = size - PyUnicode_GET_LENGTH(close) + 1
                         at = self.seek(text, at if at > pos else pos, size, _STRING_END_SET, final)
                 if self._hit >= 0:
+                    gt = at + PyUnicode_GET_LENGTH(close)
+                    verdict = self.confirm_close(text, gt, size, final)
+                    if verdict == 0:
+                        # the close tag is text of the value
+                        self.value_text(phase, text, pos, gt, deltas)
+                        pos = gt
+                        continue
+                    if verdict < 0:
+                        self.value_text(phase, text, pos, at, deltas)
+                        pos = at
+                        break  # held until the lookahead decides
                     if phase == D_STRING:
                         self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
                     else:
-                        held_append(&self._value, text, pos, at)
+                        self.value_text(phase, text, pos, at, deltas)
+                    if phase == D_HELD:
                         self.emit_held(deltas)
-                    pos = at + PyUnicode_GET_LENGTH(close)
+                    elif phase == D_RAW:
+                        self.emit_json(deltas, True)
+                    pos = gt
                     self._phase = D_PARAM_OR_END
                     continue
                 # ``at`` is where a partial close tag starts (the text end when none)
                 if at > pos:
-                    if phase == D_STRING:
-                        self.emit_c(deltas, None, json_string_body(text, pos, at))
-                    else:
-                        held_append(&self._value, text, pos, at)
+                    self.value_text(phase, text, pos, at, deltas)
                     pos = at
                 break
+            elif phase == D_JSON_AFTER:
+                pos = self.json_after(text, pos, size, deltas, final)
+                if self._phase == D_JSON_AFTER:
+                    break
             else:  # D_JSON
                 pos = self.scan_json(text, pos, size, deltas, final)
                 if self._phase == D_JSON:
@@ -457,8 +653,18 @@ cdef class DsmlToolParser(ToolParser):
             self.finish_c(deltas)
         return pos
 
+    cdef int value_text(self, int phase, str text, Py_ssize_t a, Py_ssize_t b, list deltas) except -1:
+        """``text[a:b]`` of a value: streamed JSON-escaped (D_STRING) or held."""
+        if b <= a:
+            return 0
+        if phase == D_STRING:
+            self.emit_c(deltas, None, json_string_body(text, a, b))
+        else:
+            held_append(&self._value, text, a, b)
+        return 0
+
     cdef int finish_c(self, list deltas) except -1:
-        # End of input inside a call: close the object lmparse opened (values stay as they are).
+        # End of input inside a call: close the object lmparse opened (values as written, never invalid JSON).
         cdef int phase = self._phase
         if self._header.len:
             held_free(&self._header)  # an unterminated header: nothing of it is emitted
@@ -466,6 +672,8 @@ cdef class DsmlToolParser(ToolParser):
             self.emit_c(deltas, None, '"')
         elif phase == D_HELD:
             self.emit_held(deltas)  # released as written, converted like a closed one
+        elif phase == D_JSON or phase == D_JSON_AFTER or phase == D_RAW:
+            self.emit_json(deltas, phase == D_RAW)
         if phase != D_INVOKE_START and phase != D_INVOKE_HEADER:
             self.close_arguments(deltas)
         self._phase = D_INVOKE_START
