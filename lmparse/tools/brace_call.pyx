@@ -21,10 +21,17 @@ so only a partial marker stays in the router's buffer. Every marker (the
 delimiter, the block's open and close tags) starts with one lead character;
 strings are searched for it with ``PyUnicode_FindChar``.
 
-Malformed output: the close tag or a next open tag ends the call anywhere,
-even inside a string (both are special tokens), closing the JSON the parser
-opened; the end of the output does the same, dropping an unfinished key or
-bare value. Text after the call's ``}`` that is not the close tag (nor the
+Marker text inside a string is text unless the grammar confirms it: the
+block's open tag there is text (a value quoting a call), and its close tag
+ends the call only when what follows it, after at most ``_TAIL_WINDOW``
+whitespace characters, is the next open tag or the end of the output; only
+that lookahead is held back. A string can end only at its delimiter, which
+the grammar has no way to write as text.
+
+Malformed output: a confirmed close tag inside a string, or the close tag or
+a next open tag anywhere outside strings, ends the call, closing the JSON the
+parser opened; the end of the output does the same, dropping an unfinished
+key or bare value. Text after the call's ``}`` that is not the close tag (nor the
 next call) ends the block there: it is the router's again (whitespace and
 stray ``}`` ``]`` right before the close tag are dropped). A header without
 ``{`` before the close tag is a call with ``{}``; an empty name is no call.
@@ -344,12 +351,27 @@ cdef class BraceCallToolParser(ToolParser):
             pos += 1
         return size
 
+    cdef int confirm_close(self, int kind, void *data, Py_ssize_t after, Py_ssize_t size, bint final) noexcept:
+        """Whether a close tag inside a string (ending at ``after``) ends the call: 1 whitespace then the
+        next open tag or the end of the output; 0 anything else (text); -1 not decided yet."""
+        cdef Py_ssize_t pos = _skip_space(kind, data, after, size)
+        cdef int found
+        if pos - after > _TAIL_WINDOW:
+            return 0
+        if pos == size:
+            return 1 if final else -1
+        found = marker_match(kind, data, pos, size, <str>self._markers[MK_OPEN])
+        if found == 2:
+            return 1
+        return -1 if found == 1 and not final else 0
+
     cdef Py_ssize_t string_run(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final, bint key,
                                int *mk) except -1:
-        """Up to the closing delimiter (or a boundary marker); a value's text is output as it goes."""
+        """Up to the closing delimiter (or a confirmed close tag); a value's text is output as it goes."""
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef Py_ssize_t at = pos
+        cdef int verdict
         while True:
             at = PyUnicode_FindChar(text, self._lead, at, size, 1)
             if at < 0:
@@ -357,7 +379,15 @@ cdef class BraceCallToolParser(ToolParser):
                 mk[0] = MK_NONE
                 break
             mk[0] = self._marker(kind, data, at, size, final)
-            if mk[0] != MK_NONE:
+            if mk[0] == MK_CLOSE:
+                verdict = self.confirm_close(kind, data, at + PyUnicode_GET_LENGTH(<str>self._markers[MK_CLOSE]),
+                                             size, final)
+                if verdict < 0:
+                    mk[0] = MK_PARTIAL  # held from the tag until what follows decides
+                    break
+                if verdict > 0:
+                    break
+            elif mk[0] != MK_NONE and mk[0] != MK_OPEN:  # an open tag inside a string is text
                 break
             at += 1
         if at > pos:
