@@ -19,6 +19,15 @@ Syntax sources:
   ``deepseek_v32_tool_parser`` / ``deepseek_v4_tool_parser`` and DeepSeek reasoning
   parsers. The templates write ``<think>`` into the prompt only when a thinking
   switch is on.
+- SGLang's DeepSeek V3.2 / V4 detector tests also write a zero-argument call as a
+  self-closing ``<｜DSML｜invoke name="X"/>`` in a block opened without the blank
+  line (``<｜DSML｜tool_calls>`` at the start of the answer): the family takes the
+  open tag without its ``block_lead`` there (a bare opener anchored at the start
+  of the answer); mid-answer the tag still needs its blank line.
+- ``string="false"`` values that are not JSON are the raw text as a JSON string
+  (vLLM's ``deepseekv32_tool_parser`` coerces with a string fallback, SGLang's
+  detector keeps the text when ``json.loads`` fails); a parameter close tag
+  written inside a value is text unless the next tag or the end follows it.
 - V4.1 writes the V4 grammar with a space after the DSML token in every tag
   (``<｜DSML｜ calls>``, ``<｜DSML｜ invoke name="X">``): vLLM 0.33's
   ``vllm/parser/deepseek_v41.py`` and SGLang 0.5.23's ``deepseekv41_detector.py``

@@ -59,8 +59,11 @@ class KimiK3ToolParser(DsmlToolParser):
     """XTML ``tools`` channels: ``<|open|>call tool=".."<|sep|>`` calls of ``<|open|>argument key=".."<|sep|>`` values.
 
     ``type="string"`` values (and arguments without ``type``) are raw text
-    streamed as written; other types are JSON text forwarded as it
-    stabilises. Attribute values decode ``&quot;`` and ``&amp;``. ``<|open|>``,
+    streamed as written; other types are JSON text, held to their end and
+    written as they are (their raw text as a string when it is not JSON).
+    ``<|close|>argument<|sep|>`` written inside a value is text unless the
+    next tag (or the end of the output) follows it: the family's confirmed
+    close tag. Attribute values decode ``&quot;`` and ``&amp;``. ``<|open|>``,
     ``<|close|>`` and ``<|sep|>`` are special tokens, the element names
     ordinary words; every proper prefix of every tag is held back.
     """
