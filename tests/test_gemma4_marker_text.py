@@ -52,8 +52,8 @@ CASES = [
          [('search', js({'query': QUOTED_CALL})), ('get_weather', js({'city': f'{TE} then {TC}'}))]),
     Case('markers-in-reasoning', f'{THOUGHT}I write {TE} and {Q} here.{CE}' + render_call('get_time', {}) + 'Done.',
          'Done.', f'I write {TE} and {Q} here.', [('get_time', '{}')]),
-    Case('markers-in-content', f'A call ends with {TE} and strings use {Q}.', f'A call ends with {TE} and strings use {Q}.',
-         None, []),
+    Case('markers-in-content', f'A call ends with {TE} and strings use {Q}.',
+         f'A call ends with {TE} and strings use {Q}.', None, []),
     # FunctionGemma: the same family, its own tokens
     Case('fg-close-tag-in-value', f'{SO}call:search{{query:{ESC}a {SE} b{ESC}}}{SE}', None, None,
          [('search', '{"query": "a <end_function_call> b"}')], None, 'functiongemma'),

@@ -376,7 +376,7 @@ cdef class DsmlToolParser(ToolParser):
         return 0
 
     cdef int emit_json(self, list deltas, bint raw) except -1:
-        """The held ``string="false"`` value: as written when it is JSON (``raw``: known not to be), else a JSON string."""
+        """The held ``string="false"`` value: as written when it is JSON, else a JSON string (``raw``: not JSON)."""
         cdef str value = held_take(&self._value, 0, self._value.len)
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(value)
         cdef int kind = PyUnicode_KIND(value)
