@@ -662,8 +662,8 @@ def marker_text_vocabulary(cfg: Config) -> Vocabulary:
     (only a confirmed close ends a value); content and reasoning every marker
     but the ones that open or close structure there (the tool open tag, a bare
     call's first piece, the reasoning tags). Content markers (dropped
-    everywhere by design) and a brace family's string delimiter (the value's
-    own quote) are left out.
+    everywhere by design), a brace family's string delimiter (the value's
+    own quote) and a namespaced family's namespace-prefixed tags are left out.
     """
     tool_cls, reasoning_cls = cfg.tool_cls, cfg.reasoning_cls
     dropped = set(content_markers(cfg))
@@ -677,6 +677,10 @@ def marker_text_vocabulary(cfg: Config) -> Vocabulary:
         openers.add(tool_cls.get_tool_open_tag() or '')
         if issubclass(tool_cls, BraceCallToolParser):
             dropped.add(tool_cls.string_delimiter)
+        if issubclass(tool_cls, NsElementToolParser):
+            # the namespace prefix is what makes a tag markup (a special token the template writes
+            # only before tags): after it nothing is text, so it is never written inside a value
+            dropped.update(m for m in t_markers if m.startswith(tool_cls.namespace))
         bare = getattr(tool_cls, 'bare_call_open', None)
         if bare:
             openers.update(m for m in t_markers if m.startswith(bare))
