@@ -324,13 +324,25 @@ class Built:
     tokens: list[tuple[str, int, bool]] | None = None  # Harmony: (text, id, is_special)
 
 
-def _json_args(rng: random.Random, params: Sequence[str]) -> dict[str, str]:
+@dataclass(frozen=True)
+class Vocabulary:
+    """The pieces generated values, content and reasoning are made of."""
+
+    value: Sequence[str] = VALUE_PIECES
+    content: Sequence[str] = TEXT_PIECES
+    reasoning: Sequence[str] = TEXT_PIECES
+
+
+PLAIN = Vocabulary()
+
+
+def _json_args(rng: random.Random, params: Sequence[str], vocab: Vocabulary = PLAIN) -> dict[str, str]:
     n = rng.randint(0, len(params))
-    return {p: _value(rng) for p in rng.sample(list(params), n)}
+    return {p: _value(rng, vocab) for p in rng.sample(list(params), n)}
 
 
-def _value(rng: random.Random) -> str:
-    return ''.join(rng.choice(VALUE_PIECES) for _ in range(rng.randint(0, 6)))
+def _value(rng: random.Random, vocab: Vocabulary = PLAIN) -> str:
+    return ''.join(rng.choice(vocab.value) for _ in range(rng.randint(0, 6)))
 
 
 def _xml_string_value(raw: str) -> str:
@@ -366,7 +378,7 @@ def _envelope(cls: Any, name: str, arg_key: str, args: str) -> str:
     return '{"%s": %s, "%s": %s}' % (cls.name_field, json.dumps(name), arg_key, args)
 
 
-def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]]] | None:
+def build_block(cls: Any, rng: random.Random, vocab: Vocabulary = PLAIN) -> tuple[str, list[tuple[str, Any]]] | None:
     """One tool block of the dialect's syntax with 1..n calls; None for a family without a builder.
 
     Arguments are the exact JSON text for families that forward source (JSON,
@@ -375,7 +387,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
     if issubclass(cls, JsonToolParser) and getattr(cls, 'argument_marker', None) and rng.random() < 0.6:
         # a name header and one JSON value (Mistral v11+), maybe with the model's call id
         name = _pick_name(rng)
-        args = _dumps(rng, _json_args(rng, _params_for(name)))
+        args = _dumps(rng, _json_args(rng, _params_for(name), vocab))
         call_id = f'{cls.call_id_marker}{rng.randrange(10 ** 9):09d}' if cls.call_id_marker and rng.random() < 0.5 else ''
         return f'{cls.get_tool_open_tag()}{name}{call_id}{cls.argument_marker}{args}', [(name, args)]
     # an open tag ending in '[' opens the array itself (Phi-4-mini's 'functools[')
@@ -387,7 +399,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         envs = []
         for _ in range(rng.randint(1, 3)):
             name = _pick_name(rng)
-            args = _dumps(rng, _json_args(rng, _params_for(name)))
+            args = _dumps(rng, _json_args(rng, _params_for(name), vocab))
             calls.append((name, args))
             envs.append(_envelope(cls, name, cls.argument_field, args))
         close = cls.get_tool_close_tag()
@@ -395,7 +407,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         return cls.get_tool_open_tag() + body + ']' + (close or ''), calls
     if issubclass(cls, JsonToolParser):
         name = _pick_name(rng)
-        args = _dumps(rng, _json_args(rng, _params_for(name)))
+        args = _dumps(rng, _json_args(rng, _params_for(name), vocab))
         sep = rng.choice(['', '\n'])
         arg_key = rng.choice((cls.argument_field, *getattr(cls, 'argument_field_aliases', ())))
         env = _envelope(cls, name, arg_key, args)
@@ -407,7 +419,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         body = ''
         for _ in range(n):
             name = _pick_name(rng)
-            params = _json_args(rng, _params_for(name))
+            params = _json_args(rng, _params_for(name), vocab)
             calls.append((name, {k: _xml_string_value(v) for k, v in params.items()}))
             nl = '\n' if cls.strip_value_newlines else ''
             if cls.function_open:
@@ -429,7 +441,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         body = '\n'
         for _ in range(rng.randint(1, 3)):
             name = _pick_name(rng)
-            params = _json_args(rng, _params_for(name))
+            params = _json_args(rng, _params_for(name), vocab)
             calls.append((name, params))
             body += m['invoke'] + name + m['name_end'] + '\n'
             for k, v in params.items():
@@ -442,7 +454,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         body = '\n'
         for _ in range(rng.randint(1, 3)):
             name = _pick_name(rng)
-            params = _json_args(rng, _params_for(name))
+            params = _json_args(rng, _params_for(name), vocab)
             calls.append((name, params))
             body += f'{ns}<{cls.invoke_element} {cls.call_name_attribute}="{name}">\n'
             body += ''.join(f'{ns}<{k}>{v}{ns}</{k}>\n' for k, v in params.items())
@@ -453,7 +465,7 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
         body = ''
         for i in range(rng.randint(1, 3)):
             name = _pick_name(rng)
-            args = _dumps(rng, _json_args(rng, _params_for(name)))
+            args = _dumps(rng, _json_args(rng, _params_for(name), vocab))
             calls.append((name, args))
             layout = getattr(cls, 'header_layout', 'call_id')
             if layout == 'type':  # type<sep>NAME, a line break, maybe a fenced value
@@ -470,14 +482,14 @@ def build_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]
             body += rng.choice(['', '\n'])
         return cls.section_begin + body + cls.section_end, calls
     if issubclass(cls, BraceCallToolParser):
-        return _brace_block(cls, rng)
+        return _brace_block(cls, rng, vocab)
     if issubclass(cls, PythonicToolParser):
         # [NAME(key=LITERAL, ...), ...]: the first name offered (else the list is text), later ones any
         calls = []
         items = []
         for i in range(rng.randint(1, 3)):
             name = rng.choice(list(OFFERED)) if i == 0 else _pick_name(rng)
-            params = _json_args(rng, _params_for(name))
+            params = _json_args(rng, _params_for(name), vocab)
             calls.append((name, params))  # compared as JSON: \ud834\udd1e spellings stay escapes
             items.append(name + '(' + rng.choice([', ', ',']).join(
                 f'{k}={_py_literal(rng, v)}' for k, v in params.items()) + ')')
@@ -502,10 +514,10 @@ def _brace_value(cls: Any, value: Any) -> str:
     return 'null' if value is None else str(value)
 
 
-def _brace_block(cls: Any, rng: random.Random) -> tuple[str, list[tuple[str, Any]]]:
+def _brace_block(cls: Any, rng: random.Random, vocab: Vocabulary = PLAIN) -> tuple[str, list[tuple[str, Any]]]:
     """``OPEN call:NAME{k:v,...} CLOSE``; the arguments as a dict (the family builds the JSON)."""
     name = _pick_name(rng)
-    args: dict[str, Any] = dict(_json_args(rng, _params_for(name)))
+    args: dict[str, Any] = dict(_json_args(rng, _params_for(name), vocab))
     if args and rng.random() < 0.3:  # typed and nested values beside the strings
         args[rng.choice(list(args))] = rng.choice([3, -0.5, True, False, None, [1, 'a'], {'k': 'v', 'n': [2]}])
     prefix = rng.choice(cls.call_prefixes)
@@ -523,15 +535,19 @@ def _anchored_bare(cls: Any) -> bool:
     return issubclass(cls, (JsonToolParser, PythonicToolParser)) and getattr(cls, 'bare_call_open', None) in ('{', '[')
 
 
-def _text(rng: random.Random, max_pieces: int = 6) -> str:
-    """Plain text with no marker in it: never starts or ends with whitespace."""
-    s = ''.join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(1, max_pieces)))
+def _text(rng: random.Random, max_pieces: int = 6, pieces: Sequence[str] = TEXT_PIECES) -> str:
+    """Text from ``pieces`` (by default with no marker in it): never starts or ends with whitespace."""
+    s = ''.join(rng.choice(pieces) for _ in range(rng.randint(1, max_pieces)))
     s = s.strip()
     return s or 'x'
 
 
-def build_router_output(cfg: Config, rng: random.Random) -> Built:
-    """Text, reasoning blocks and tool blocks (inside and outside reasoning) with the exact expected result."""
+def build_router_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLAIN) -> Built:
+    """Text, reasoning blocks and tool blocks (inside and outside reasoning) with the exact expected result.
+
+    ``vocab`` gives the pieces of values, content and reasoning (``marker_text_vocabulary``: the
+    dialect's own markers written as text).
+    """
     tool_cls = cfg.tool_cls
     reasoning_cls = cfg.reasoning_cls
     if _grammar(tool_cls) is not None or _grammar(reasoning_cls) is not None:
@@ -565,10 +581,10 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
             parts.append(rng.choice(markers))
             last_was_block = False
 
-    def text() -> None:
+    def text(in_reasoning: bool = False) -> None:
         nonlocal last_was_block
         marker()
-        t = _text(rng)
+        t = _text(rng, pieces=vocab.reasoning if in_reasoning and reasoning_cls is not None else vocab.content)
         parts.append(t)
         visible.append(t)
         last_was_block = False
@@ -578,7 +594,7 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
         nonlocal last_was_block, exact
         if tool_cls is None:
             return False
-        built = build_block(tool_cls, rng)
+        built = build_block(tool_cls, rng, vocab)
         if built is None:
             exact = False
             return False
@@ -619,16 +635,61 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
             if reasoning_cls is None:
                 visible.append(open_r)
             last_was_block = False
-            text()
+            text(in_reasoning=True)
             if rng.random() < 0.5 and not closeless:
                 if block():
-                    text()
+                    text(in_reasoning=True)
             parts.append(close_r)
             if reasoning_cls is None:
                 visible.append(close_r)
             last_was_block = False
     marker()
     return Built(''.join(parts), calls if exact else None, ''.join(visible) if exact else None)
+
+
+# ---- the dialect's own markers written as text (issue 27) --------------------------------------
+
+
+def _as_text(markers: Sequence[str]) -> tuple[str, ...]:
+    # a marker then a word: what follows does not confirm structure, so the marker is text
+    return tuple(dict.fromkeys(f' {m} x' for m in markers if m.strip()))
+
+
+def marker_text_vocabulary(cfg: Config) -> Vocabulary:
+    """Values, content and reasoning that carry the configuration's own markers as text.
+
+    Values may carry every marker of the tool dialect and the reasoning tags
+    (only a confirmed close ends a value); content and reasoning every marker
+    but the ones that open or close structure there (the tool open tag, a bare
+    call's first piece, the reasoning tags). Content markers (dropped
+    everywhere by design), a brace family's string delimiter (the value's
+    own quote) and a namespaced family's namespace-prefixed tags are left out.
+    """
+    tool_cls, reasoning_cls = cfg.tool_cls, cfg.reasoning_cls
+    dropped = set(content_markers(cfg))
+    for owner in (tool_cls, reasoning_cls):
+        if owner is not None:
+            dropped.update(getattr(owner, 'header_markers', ()) or ())
+    r_tags = [reasoning_cls.get_reasoning_open_tag(), reasoning_cls.get_reasoning_close_tag()] if reasoning_cls else []
+    t_markers = tool_markers(tool_cls) if tool_cls is not None else []
+    openers = set(r_tags)
+    if tool_cls is not None:
+        openers.add(tool_cls.get_tool_open_tag() or '')
+        if issubclass(tool_cls, BraceCallToolParser):
+            dropped.add(tool_cls.string_delimiter)
+        if issubclass(tool_cls, NsElementToolParser):
+            # the namespace prefix is what makes a tag markup (a special token the template writes
+            # only before tags): after it nothing is text, so it is never written inside a value
+            dropped.update(m for m in t_markers if m.startswith(tool_cls.namespace))
+        bare = getattr(tool_cls, 'bare_call_open', None)
+        if bare:
+            openers.update(m for m in t_markers if m.startswith(bare))
+        if issubclass(tool_cls, PythonicToolParser):
+            openers.update(m for m in t_markers if m.startswith('['))
+    every = [m for m in [*t_markers, *r_tags] if m and m not in dropped]
+    value = VALUE_PIECES + _as_text(every)
+    outside = _as_text([m for m in every if m not in openers])
+    return Vocabulary(value=value, content=TEXT_PIECES + outside, reasoning=TEXT_PIECES + outside)
 
 
 # ---- recipient channels (lmparse.recipient_channels: Muse, Beam) ------------------------------

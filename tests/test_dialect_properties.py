@@ -107,6 +107,21 @@ def test_valid_outputs(cfg: dc.Config) -> None:
     check()
 
 
+@pytest.mark.parametrize('cfg', ROUTER, ids=_ids(ROUTER))
+def test_marker_text_in_values_and_reasoning(cfg: dc.Config) -> None:
+    """Issue 27: the dialect's own markers written inside values, content and reasoning stay text."""
+    vocab = dc.marker_text_vocabulary(cfg)
+
+    @_settings(25, 400)
+    @given(seed=st.integers(0, 2**32 - 1), data=st.data())
+    def check(seed: int, data: st.DataObject) -> None:
+        built = dc.build_router_output(cfg, random.Random(seed), vocab)
+        chunks, flush = data.draw(chunking(built.text), label='chunking')
+        dc.check_text(cfg, built.text, chunks, flush, built)
+
+    check()
+
+
 @pytest.mark.parametrize('cfg', TEXT_CONFIGS, ids=_ids(TEXT_CONFIGS))
 def test_truncations(cfg: dc.Config) -> None:
     """A valid output cut at any position (end of input inside any marker or value)."""
