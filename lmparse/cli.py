@@ -65,14 +65,17 @@ def _resolve_model(args: argparse.Namespace) -> None:
         args.response_parser = 'default'
 
 
-def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
-    from lmparse.server import ReplayError, build_parser_class
+def _parser_class(args: argparse.Namespace, tokenizer: Any = None, text: str | None = None) -> Any:
+    """The configured parser class; with ``text``, the variant that output needs (started in reasoning
+    when its reasoning close tag comes before any open tag)."""
+    from lmparse.server import ReplayError, build_parser_class, parser_class_for_output
 
     try:
-        return build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
-                                  thinking=args.thinking)
+        cls = build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
+                                 thinking=args.thinking)
     except ReplayError as err:
         raise CliError(str(err)) from None
+    return cls if text is None else parser_class_for_output(cls, text)
 
 
 def _chunks(text: str, args: argparse.Namespace, tokenizer: Any) -> list[EngineChunk]:
@@ -105,9 +108,9 @@ def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser
     With ``out``, every delta is printed as it arrives: one JSON line each
     (``as_json``) or a readable line per channel fragment.
     """
-    from lmparse.server import accept_any_tool, build_parser_class, engine_chunks
+    from lmparse.server import accept_any_tool, build_parser_class, engine_chunks, parser_class_for_output
 
-    parser = build_parser_class(response_parser, reasoning_parser, tool_parser)(request)
+    parser = parser_class_for_output(build_parser_class(response_parser, reasoning_parser, tool_parser), text)(request)
     accept_any_tool(parser, request)
     content: list[str] = []
     reasoning: list[str] = []
@@ -357,7 +360,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     model = args.model or (request.get('model') if isinstance(request.get('model'), str) else None) or 'replay'
     _resolve_model(args)
     tokenizer = _tokenizer(args)
-    parser = _new_parser(_parser_class(args, tokenizer), request)
+    parser = _new_parser(_parser_class(args, tokenizer, text), request)
     chunks = _chunks(text, args, tokenizer)
     runner = ChatRunner(parser, drop_incomplete_calls=args.drop_incomplete_calls)
     out = sys.stdout
@@ -489,7 +492,9 @@ def _add_parser_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--thinking', choices=('auto', 'on'), default='auto',
                    help='auto (default): output starts as content unless the request enables thinking '
                         '(chat_template_kwargs.enable_thinking); a <think> in the output still opens reasoning. '
-                        'on: output starts in reasoning (templates that put <think> in the prompt)')
+                        'on: output starts in reasoning unless the request disables thinking. In both modes an '
+                        'output whose </think> comes before any <think> (the template opened it in the prompt) '
+                        'starts in reasoning')
     p.add_argument('--chunk-size', type=_positive_int, default=DEFAULT_CHUNK_SIZE, metavar='N',
                    help='characters per simulated engine chunk (default: %(default)s, about one token)')
     p.add_argument('--tokenizer', default=None, metavar='NAME',

@@ -33,12 +33,16 @@ request are honoured (calls to tools it did not offer are filtered out); a
 request with no ``tools`` gets every call the model made, unfiltered (logged
 at startup and, with ``--verbose``, per request).
 
-Thinking: output starts in content unless the request enables thinking
-(``chat_template_kwargs.enable_thinking`` on either API, Anthropic's
-``"thinking": {"type": "enabled"}``); a ``<think>`` in the output opens
-reasoning either way (``--thinking on``: start in reasoning, the library's
-rule). ``/v1/messages`` sends thinking blocks only when the request enabled
-thinking; otherwise reasoning is omitted.
+Thinking: a recorded output whose reasoning close tag comes before any open
+tag (``reasoning…</think>answer``: the chat template opened ``<think>`` in the
+prompt) starts in reasoning, whatever the request says, so the close tag
+never reaches content. Any other output starts in content unless the request
+enables thinking (``chat_template_kwargs.enable_thinking`` on every API,
+Anthropic's ``"thinking": {"type": "enabled"}``); a ``<think>`` in the output
+opens reasoning either way (``--thinking on``: start in reasoning unless the
+request disables thinking, the library's rule). ``/v1/messages`` sends
+thinking blocks only when the request enabled thinking; otherwise reasoning
+is omitted.
 
 Usage counts one completion token per chunk (one simulated engine step), or
 real tokens with ``--tokenizer``; prompt tokens are reported as 0.
@@ -71,9 +75,12 @@ __all__ = [
     'accept_any_tool',
     'build_parser_class',
     'engine_chunks',
+    'parser_class_for_output',
     'load_outputs',
     'load_tokenizer',
     'serve',
+    'started_in_reasoning',
+    'starts_in_reasoning',
     'token_chunks',
 ]
 
@@ -233,6 +240,8 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
     * ``'auto'`` (the replay default): in content; a reasoning open tag in the
       output still opens reasoning, and a request that enables thinking starts
       in reasoning. A recorded plain answer is never turned into reasoning.
+      (The replay tools also pick :func:`parser_class_for_output` per output:
+      an output whose close tag comes first starts in reasoning in every mode.)
     * ``'on'``: in reasoning, as the library's ``default`` reasoning parser
       does (templates that put ``<think>`` in the prompt), unless the request
       disables thinking.
@@ -266,6 +275,82 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
             configured.reasoning_parser_cls = type(f'{rcls.__name__}[thinking={thinking}]', (rcls,),
                                                    {'thinking_switches': wanted, '__module__': rcls.__module__})
     return configured
+
+
+def _reasoning_tags(parser_cls: Any) -> tuple[str, str] | None:
+    rcls = getattr(parser_cls, 'reasoning_parser_cls', None)
+    if not isinstance(rcls, type):
+        return None
+    try:
+        open_tag, close_tag = rcls.get_reasoning_open_tag(), rcls.get_reasoning_close_tag()
+    except AttributeError:
+        return None
+    if not isinstance(open_tag, str) or not isinstance(close_tag, str) or not close_tag:
+        return None
+    return open_tag, close_tag
+
+
+def starts_in_reasoning(parser_cls: Any, text: str) -> bool:
+    """Whether a recorded output began inside reasoning: its reasoning close tag comes before any open tag.
+
+    ``reasoning…</think>answer`` is what a model writes when its chat template
+    opens ``<think>`` in the prompt (Qwen3 thinking models, DeepSeek-R1). A
+    replay tool holds the whole output, so it can tell from the text alone,
+    whatever the request's thinking switches say.
+    """
+    tags = _reasoning_tags(parser_cls)
+    if tags is None:
+        return False
+    open_tag, close_tag = tags
+    close = text.find(close_tag)
+    if close < 0:
+        return False
+    opened = text.find(open_tag) if open_tag else -1
+    return opened < 0 or close < opened
+
+
+def _always(self: Any) -> bool:
+    return True
+
+
+def started_in_reasoning(parser_cls: Any) -> Any:
+    """A subclass of a configured parser class whose output always starts inside reasoning.
+
+    For outputs where :func:`starts_in_reasoning` holds: the reasoning
+    descriptor becomes a declaration-only subclass with no thinking switches
+    and the open tag in the prompt, and a request's ``enable_thinking`` /
+    ``thinking`` set to false reads as true (the output shows thinking was
+    on), so no request can start it in content, where the close tag would leak.
+    """
+    rcls = parser_cls.reasoning_parser_cls
+    forced = type(f'{rcls.__name__}[started]', (rcls,), {
+        'thinking_switches': (), 'open_tag_in_prompt': True, '__module__': rcls.__module__,
+        'starts_in_reasoning_mode': _always})
+    base_kwargs = parser_cls.chat_template_kwargs_from_request
+
+    def chat_template_kwargs_from_request(cls: Any, request: Any) -> dict[str, Any]:
+        kwargs = dict(base_kwargs(request))
+        for key in ('enable_thinking', 'thinking'):
+            if kwargs.get(key) is False:
+                kwargs[key] = True
+        return kwargs
+
+    name = f'{parser_cls.__name__}[started-in-reasoning]'
+    return type(name, (parser_cls,), {
+        'reasoning_parser_cls': forced, '__module__': parser_cls.__module__, '__qualname__': name,
+        'chat_template_kwargs_from_request': classmethod(chat_template_kwargs_from_request)})
+
+
+def parser_class_for_output(parser_cls: Any, text: str, cache: dict[Any, Any] | None = None) -> Any:
+    """``parser_cls``, or its :func:`started_in_reasoning` variant when the output began in reasoning."""
+    if not starts_in_reasoning(parser_cls, text):
+        return parser_cls
+    if cache is None:
+        return started_in_reasoning(parser_cls)
+    variant = cache.get(parser_cls)
+    if variant is None:
+        variant = cache.setdefault(parser_cls, started_in_reasoning(parser_cls))
+    return variant
 
 
 def request_offers_tools(request: Any) -> bool:
@@ -350,6 +435,12 @@ class ReplayConfig:
     drop_incomplete_calls: bool = False
     _chunk_cache: dict[str, list[EngineChunk]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _variants: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def parser_class(self, output: ReplayOutput) -> Any:
+        """The parser class for one output: started in reasoning when its text says so (see
+        :func:`starts_in_reasoning`)."""
+        return parser_class_for_output(self.parser_cls, output.text, self._variants)
 
     def chunks(self, output: ReplayOutput) -> list[EngineChunk]:
         """Engine chunks of an output (computed once; EngineChunks are never mutated after)."""
@@ -493,10 +584,10 @@ class _Handler(BaseHTTPRequestHandler):
         raise _HTTPError(404, 'not_found_error', f'no recorded output for model {model!r}; pick one with the '
                          f'model name or the X-Replay-Output header; known: {list(outputs)}')
 
-    def _runner(self, request: dict[str, Any]) -> ChatRunner:
+    def _runner(self, request: dict[str, Any], output: ReplayOutput) -> ChatRunner:
         config = self.server.config
         try:
-            parser = config.parser_cls(request)
+            parser = config.parser_class(output)(request)
         except (TypeError, ValueError, ImportError) as err:
             raise _HTTPError(400, 'invalid_request_error', str(err)) from None
         if accept_any_tool(parser, request) and config.verbose:
@@ -552,7 +643,7 @@ class _Handler(BaseHTTPRequestHandler):
         if options is not None and not isinstance(options, dict):
             raise _HTTPError(400, 'invalid_request_error', 'stream_options: expected an object')
         output = self._pick(body)
-        runner = self._runner(body)
+        runner = self._runner(body, output)
         config = self.server.config
         if not body.get('stream'):
             try:
@@ -600,7 +691,7 @@ class _Handler(BaseHTTPRequestHandler):
         if kwargs:
             request['chat_template_kwargs'] = kwargs
         output = self._pick(body)
-        runner = self._runner(request)
+        runner = self._runner(request, output)
         config = self.server.config
         if not body.get('stream'):
             try:
