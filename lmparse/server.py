@@ -4,6 +4,9 @@
 
 * ``POST /v1/chat/completions`` (``stream`` true or false; ``stream_options.include_usage``),
 * ``POST /v1/messages`` (``stream`` true or false),
+* ``POST /v1/responses`` (the OpenAI Responses API, ``stream`` true or false;
+  ``input`` as a string or as input items; see :mod:`lmparse.adapters.responses`),
+  and with ``--store`` ``GET /v1/responses/{id}``,
 * ``GET /v1/models`` (one model per recorded output) and ``GET /health``,
 
 by streaming a recorded raw output in chunks through the configured parsers,
@@ -33,6 +36,17 @@ request are honoured (calls to tools it did not offer are filtered out); a
 request with no ``tools`` gets every call the model made, unfiltered (logged
 at startup and, with ``--verbose``, per request).
 
+``/v1/responses``: ``input`` items (messages, ``reasoning``,
+``function_call``, ``function_call_output``) are read as the chat messages
+they stand for (consecutive output items of one turn are one assistant
+message), so a scripted conversation picks its turn the same way; function
+``tools`` (flat Responses shape) filter calls and type values, and
+``tool_choice`` (including ``allowed_tools``) applies. Responses are not
+stored (``store`` is false): ``previous_response_id`` is a 400 error unless
+the server runs with ``--store``, which keeps the last 1000 responses in
+memory for ``previous_response_id`` and ``GET /v1/responses/{id}``. Errors
+use the OpenAI error shape with ``param`` set.
+
 Thinking: a recorded output whose reasoning close tag comes before any open
 tag (``reasoning…</think>answer``: the chat template opened ``<think>`` in the
 prompt) starts in reasoning, whatever the request says, so the close tag
@@ -58,6 +72,7 @@ import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -65,6 +80,14 @@ from typing import Any, Literal
 
 from lmparse.adapters.anthropic import AnthropicStream, anthropic_error, anthropic_message
 from lmparse.adapters.openai import OpenAIStream, ReasoningField, error_body, openai_completion
+from lmparse.adapters.responses import (
+    ResponsesStream,
+    chat_messages,
+    chat_tool_choice,
+    chat_tools,
+    responses_response,
+    responses_usage,
+)
 from lmparse.runner import ChatRunner, EngineChunk, build_usage
 
 __all__ = [
@@ -433,9 +456,24 @@ class ReplayConfig:
     verbose: bool = False
     # Complete responses that ended with "length": remove calls whose payload never closed.
     drop_incomplete_calls: bool = False
+    # /v1/responses: keep responses in memory for previous_response_id and GET (off: store is false).
+    store: bool = False
+    store_limit: int = 1000
     _chunk_cache: dict[str, list[EngineChunk]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _variants: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _stored: OrderedDict[str, tuple[list[Any], dict[str, Any]]] = field(default_factory=OrderedDict, repr=False)
+
+    def keep_response(self, input_items: list[Any], response: dict[str, Any]) -> None:
+        """Store a response with the input it answered (the oldest go past ``store_limit``)."""
+        with self._lock:
+            self._stored[response['id']] = (input_items, response)
+            while len(self._stored) > self.store_limit:
+                self._stored.popitem(last=False)
+
+    def stored_response(self, id: str) -> tuple[list[Any], dict[str, Any]] | None:
+        with self._lock:
+            return self._stored.get(id)
 
     def parser_class(self, output: ReplayOutput) -> Any:
         """The parser class for one output: started in reasoning when its text says so (see
@@ -456,11 +494,14 @@ class ReplayConfig:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, kind: str, message: str) -> None:
+    def __init__(self, status: int, kind: str, message: str, param: str | None = None,
+                 code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
         self.message = message
+        self.param = param
+        self.code = code
 
 
 _OPENAI_ERROR_TYPES = {400: 'invalid_request_error', 404: 'not_found_error', 405: 'invalid_request_error',
@@ -523,7 +564,8 @@ class _Handler(BaseHTTPRequestHandler):
         if anthropic:
             body = anthropic_error(err.message, _ANTHROPIC_ERROR_TYPES.get(err.status, err.kind))
         else:
-            body = error_body(err.message, _OPENAI_ERROR_TYPES.get(err.status, err.kind), err.status)
+            body = error_body(err.message, _OPENAI_ERROR_TYPES.get(err.status, err.kind),
+                              err.code if err.code is not None else err.status, err.param)
         self._send_json(err.status, body)
 
     def _start_sse(self) -> None:
@@ -563,8 +605,8 @@ class _Handler(BaseHTTPRequestHandler):
             raise _HTTPError(400, 'invalid_request_error', 'request body must be a JSON object')
         return body
 
-    def _pick(self, body: dict[str, Any]) -> ReplayOutput:
-        output = self._pick_output(body).select(body.get('messages'))
+    def _pick(self, body: dict[str, Any], messages: Any = None) -> ReplayOutput:
+        output = self._pick_output(body).select(body.get('messages') if messages is None else messages)
         if output.name.rpartition('#')[2].isdigit() and self.server.config.verbose:
             self.log_message('%s', f'answering with turn {output.name}')
         return output
@@ -610,6 +652,13 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split('?', 1)[0]
         if path == '/health':
             self._send_json(200, {'status': 'ok'})
+        elif path.startswith('/v1/responses/'):
+            stored = self.server.config.stored_response(path[len('/v1/responses/'):])
+            if stored is None:
+                self._send_error(False, _HTTPError(404, 'not_found_error', f'no stored response {path[14:]!r}' + (
+                    '' if self.server.config.store else ' (responses are stored only with serve --store)')))
+            else:
+                self._send_json(200, stored[1])
         elif path == '/v1/models':
             now = int(time.time())
             self._send_json(200, {'object': 'list', 'data': [
@@ -626,6 +675,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chat_completions(self._read_json())
             elif anthropic:
                 self._messages(self._read_json())
+            elif path == '/v1/responses':
+                self._responses(self._read_json())
             else:
                 self._send_error(False, _HTTPError(404, 'not_found_error', f'no route POST {path}'))
         except _HTTPError as err:
@@ -715,6 +766,74 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._write_chunk(stream.close(runner.finish_reason, self._completion_tokens(output)))
         self._end_chunks()
+
+    def _responses(self, body: dict[str, Any]) -> None:
+        config = self.server.config
+        model = body.get('model')
+        if not isinstance(model, str):
+            raise _HTTPError(400, 'invalid_request_error', 'model: expected a string', 'model')
+        if body.get('conversation') is not None:
+            raise _HTTPError(400, 'invalid_request_error', 'conversation: conversations cannot be replayed; '
+                             'send the whole input (or previous_response_id with serve --store)', 'conversation')
+        input_items: list[Any] = [{'type': 'message', 'role': 'user', 'content': body['input']}] \
+            if isinstance(body.get('input'), str) else body.get('input')  # type: ignore[assignment]
+        if not isinstance(input_items, list):
+            raise _HTTPError(400, 'invalid_request_error', 'input: expected a string or a list of input items',
+                             'input')
+        previous = body.get('previous_response_id')
+        history: list[Any] = []
+        if previous is not None:
+            if not config.store:
+                raise _HTTPError(400, 'invalid_request_error', 'previous_response_id: this replay server stores no '
+                                 'responses (store is false); send the whole conversation as input, or start '
+                                 'it with serve --store', 'previous_response_id')
+            stored = config.stored_response(previous) if isinstance(previous, str) else None
+            if stored is None:
+                raise _HTTPError(400, 'invalid_request_error', f'previous response {previous!r} not found',
+                                 'previous_response_id', 'previous_response_not_found')
+            history = stored[0] + [item for item in stored[1]['output']]
+        try:
+            messages = chat_messages(history + input_items, body.get('instructions'))
+            tools = chat_tools(body.get('tools'))
+            tool_choice, tools = chat_tool_choice(body.get('tool_choice'), tools)
+        except ValueError as err:
+            raise _HTTPError(400, 'invalid_request_error', str(err), str(err).split(':', 1)[0].split('[')[0]) \
+                from None
+        request: dict[str, Any] = {'model': model, 'messages': messages, 'tools': tools, 'tool_choice': tool_choice}
+        if isinstance(body.get('chat_template_kwargs'), dict):
+            request['chat_template_kwargs'] = body['chat_template_kwargs']
+        output = self._pick(body, messages)
+        runner = self._runner(request, output)
+        store = config.store and body.get('store') is not False
+        echo = {**body, 'store': store}
+
+        if not body.get('stream'):
+            try:
+                result = runner.collect(config.chunks(output))
+            except Exception as err:
+                raise _HTTPError(500, 'internal_error', f'failed to parse output: {err}') from None
+            response = responses_response(result, model, request=echo, output_tokens=self._completion_tokens(output))
+            if store:
+                config.keep_response(history + input_items, response)
+            self._send_json(200, response)
+            return
+        stream = ResponsesStream(model, request=echo)
+        self._start_sse()
+        self._write_chunk(stream.start())
+        try:
+            for d in runner.stream(self._iter_chunks(output)):
+                self._write_chunk(stream.events(d))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as err:
+            self._write_chunk(stream.error(f'failed to parse output: {err}'))
+            self._end_chunks()
+            return
+        usage = responses_usage(0, self._completion_tokens(output), runner.reasoning_tokens)
+        self._write_chunk(stream.close(runner.finish_reason, usage))
+        self._end_chunks()
+        if store and stream.final is not None:
+            config.keep_response(history + input_items, stream.final)
 
 
 class ReplayServer(ThreadingHTTPServer):
