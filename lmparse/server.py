@@ -301,11 +301,12 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
 
 
 def _reasoning_tags(parser_cls: Any) -> tuple[str, str] | None:
-    rcls = getattr(parser_cls, 'reasoning_parser_cls', None)
+    rcls: Any = getattr(parser_cls, 'reasoning_parser_cls', None)
     if not isinstance(rcls, type):
         return None
+    descriptor: Any = rcls
     try:
-        open_tag, close_tag = rcls.get_reasoning_open_tag(), rcls.get_reasoning_close_tag()
+        open_tag, close_tag = descriptor.get_reasoning_open_tag(), descriptor.get_reasoning_close_tag()
     except AttributeError:
         return None
     if not isinstance(open_tag, str) or not isinstance(close_tag, str) or not close_tag:

@@ -282,6 +282,31 @@ def test_parse_anthropic_formats(capsys: Any) -> None:
     assert '"stop_reason":"tool_use"' in events
 
 
+def test_parse_responses_formats(capsys: Any) -> None:
+    events = [json.loads(line) for line in _parse(capsys, 'responses-events', '--chunk-size', '6').splitlines()]
+    assert [e['sequence_number'] for e in events] == list(range(len(events)))
+    assert events[0]['type'] == 'response.created' and events[-1]['type'] == 'response.completed'
+    final = events[-1]['response']
+    assert [i['type'] for i in final['output']] == ['reasoning', 'message', 'function_call', 'function_call',
+                                                    'message']
+    assert [t['name'] for t in final['tools']] == ['get_weather', 'get_time']  # the request's, in the flat shape
+    assert final['usage']['output_tokens'] > 0
+    sse = _parse(capsys, 'responses-sse', '--model', 'x')
+    assert sse.startswith('event: response.created\ndata: ') and sse.endswith('\n\n') and '"model": "x"' in sse
+    doc = json.loads(_parse(capsys, 'responses'))
+    assert doc['object'] == 'response' and doc['status'] == 'completed'
+    assert [i['type'] for i in doc['output']] == ['reasoning', 'message', 'function_call', 'function_call']
+    types = pytest.importorskip('openai.types.responses')
+    from openai._models import validate_type
+
+    for event in events:
+        validate_type(type_=types.ResponseStreamEvent, value=event)
+    types.Response.model_validate(doc)
+    code, out, _ = run(capsys, 'parse', DEMO, *QWEN, '-f', 'responses', '--finish-reason', 'length')
+    doc = json.loads(out)
+    assert doc['status'] == 'incomplete' and doc['incomplete_details'] == {'reason': 'max_output_tokens'}
+
+
 def test_parse_stdin_tools_file_and_finish_reason(capsys: Any, monkeypatch: Any, tmp_path: Path) -> None:
     tools = tmp_path / 'tools.json'
     tools.write_text(json.dumps([{'type': 'function', 'function': {'name': 'get_time', 'parameters': {}}}]))
