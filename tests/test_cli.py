@@ -65,6 +65,13 @@ def test_one_default_chunk_size() -> None:
     assert sizes == {DEFAULT_CHUNK_SIZE} == {ReplayConfig({}, None).chunk_size}
 
 
+def test_serve_store_flag() -> None:
+    from lmparse.cli import build_parser
+
+    ap = build_parser()
+    assert ap.parse_args(['serve']).store is False and ap.parse_args(['serve', '--store']).store is True
+
+
 def test_version_and_plain_help(capsys: Any) -> None:
     with pytest.raises(SystemExit) as info:
         main(['--version'])
