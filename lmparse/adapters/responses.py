@@ -65,6 +65,7 @@ import json
 import time
 from typing import Any
 
+from lmparse.adapters._reasoning import ReasoningHold
 from lmparse.protocol import DeltaMessage, random_call_id
 from lmparse.runner import ChatResult, StreamDelta, arguments_object, build_usage, is_complete_call
 
@@ -155,7 +156,7 @@ class ResponsesStream:
     """Formats one streamed response as Responses API server-sent events."""
 
     __slots__ = ('id', 'model', 'created_at', 'reasoning', 'input_tokens', 'finish_reason', 'final', '_echo', '_seq',
-                 '_items', '_open', '_calls', '_think_held', '_started', '_closed')
+                 '_items', '_open', '_calls', '_hold', '_started', '_closed')
 
     def __init__(self, model: str, *, id: str | None = None, created_at: int | None = None,
                  request: dict[str, Any] | None = None, reasoning: bool = True, input_tokens: int = 0) -> None:
@@ -171,7 +172,7 @@ class ResponsesStream:
         self._items: list[_Item] = []
         self._open: _Item | None = None
         self._calls: dict[int, _Item] = {}  # tool-call index -> its item
-        self._think_held = ''               # whitespace-only reasoning not sent yet
+        self._hold = ReasoningHold()        # whitespace-only reasoning not sent yet
         self._started = False
         self._closed = False
 
@@ -273,19 +274,14 @@ class ResponsesStream:
         """Append the events of one parser message to ``out``."""
         reasoning = message.reasoning_content
         if reasoning and self.reasoning:
-            open_kind = self._open.kind if self._open is not None else 0
-            if open_kind == _REASONING:
+            reasoning = self._hold.take(reasoning, self._open is not None and self._open.kind == _REASONING)
+            if reasoning is not None:
                 self._text(out, _REASONING, reasoning)
-            elif reasoning.isspace():
-                self._think_held += reasoning
-            else:
-                self._text(out, _REASONING, self._think_held + reasoning)
-                self._think_held = ''
         if message.content:
-            self._think_held = ''
+            self._hold.drop()
             self._text(out, _MESSAGE, message.content)
         if message.tool_calls:
-            self._think_held = ''
+            self._hold.drop()
             for tc in message.tool_calls:
                 fn = tc.function
                 self._call(out, tc.index, tc.id, fn.name if fn is not None else None,
