@@ -332,6 +332,15 @@ def test_parse_with_real_tokenizer(capsys: Any) -> None:
     message = json.loads(deltas[deltas.index('\n{\n') + 1:])
     assert message['content'] == '\n\nLet me look both up for you.\n\n'
     assert len(message['tool_calls']) == 2
+    # The Responses events of a real token stream rebuild the same message.
+    events = [json.loads(line) for line in _parse(capsys, 'responses-events', '--tokenizer', 'qwen3.6-27b').splitlines()]
+    final = events[-1]['response']
+    texts = [''.join(p['text'] for p in i['content']) for i in final['output'] if i['type'] == 'message']
+    assert ''.join(texts) == message['content']
+    assert [(i['name'], i['arguments']) for i in final['output'] if i['type'] == 'function_call'] == \
+        [(c['function']['name'], c['function']['arguments']) for c in message['tool_calls']]
+    chunks = [json.loads(line) for line in _parse(capsys, 'openai-chunks', '--tokenizer', 'qwen3.6-27b').splitlines()]
+    assert final['usage']['output_tokens'] == chunks[-1]['usage']['completion_tokens'] > 0  # one per token
 
 
 @pytest.mark.parametrize('argv,needle', [
