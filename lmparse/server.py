@@ -776,9 +776,12 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get('conversation') is not None:
             raise _HTTPError(400, 'invalid_request_error', 'conversation: conversations cannot be replayed; '
                              'send the whole input (or previous_response_id with serve --store)', 'conversation')
-        input_items: list[Any] = [{'type': 'message', 'role': 'user', 'content': body['input']}] \
-            if isinstance(body.get('input'), str) else body.get('input')  # type: ignore[assignment]
-        if not isinstance(input_items, list):
+        raw_input = body.get('input')
+        if isinstance(raw_input, str):
+            input_items: list[Any] = [{'type': 'message', 'role': 'user', 'content': raw_input}]
+        elif isinstance(raw_input, list):
+            input_items = raw_input
+        else:
             raise _HTTPError(400, 'invalid_request_error', 'input: expected a string or a list of input items',
                              'input')
         previous = body.get('previous_response_id')
@@ -792,14 +795,15 @@ class _Handler(BaseHTTPRequestHandler):
             if stored is None:
                 raise _HTTPError(400, 'invalid_request_error', f'previous response {previous!r} not found',
                                  'previous_response_id', 'previous_response_not_found')
-            history = stored[0] + [item for item in stored[1]['output']]
+            history = stored[0] + list(stored[1]['output'])
         try:
             messages = chat_messages(history + input_items, body.get('instructions'))
             tools = chat_tools(body.get('tools'))
             tool_choice, tools = chat_tool_choice(body.get('tool_choice'), tools)
         except ValueError as err:
-            raise _HTTPError(400, 'invalid_request_error', str(err), str(err).split(':', 1)[0].split('[')[0]) \
-                from None
+            # The converters' messages start with the field they are about ('tools[2]: ...').
+            field_name = str(err).split(':', 1)[0].split('[', 1)[0]
+            raise _HTTPError(400, 'invalid_request_error', str(err), field_name) from None
         request: dict[str, Any] = {'model': model, 'messages': messages, 'tools': tools, 'tool_choice': tool_choice}
         if isinstance(body.get('chat_template_kwargs'), dict):
             request['chat_template_kwargs'] = body['chat_template_kwargs']
