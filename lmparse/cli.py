@@ -16,7 +16,8 @@ DEMO_TEXT = 'qwen3_demo.txt'
 DEMO_REQUEST = 'qwen3_demo_request.json'
 BUNDLED_REPLAY = 'replay.jsonl'
 
-FORMATS = ('message', 'deltas', 'openai-chunks', 'openai-sse', 'openai', 'anthropic-events', 'anthropic')
+FORMATS = ('message', 'deltas', 'openai-chunks', 'openai-sse', 'openai', 'anthropic-events', 'anthropic',
+           'responses-events', 'responses-sse', 'responses')
 
 
 class CliError(Exception):
@@ -65,14 +66,17 @@ def _resolve_model(args: argparse.Namespace) -> None:
         args.response_parser = 'default'
 
 
-def _parser_class(args: argparse.Namespace, tokenizer: Any = None) -> Any:
-    from lmparse.server import ReplayError, build_parser_class
+def _parser_class(args: argparse.Namespace, tokenizer: Any = None, text: str | None = None) -> Any:
+    """The configured parser class; with ``text``, the variant that output needs (started in reasoning
+    when its reasoning close tag comes before any open tag)."""
+    from lmparse.server import ReplayError, build_parser_class, parser_class_for_output
 
     try:
-        return build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
-                                  thinking=args.thinking)
+        cls = build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
+                                 thinking=args.thinking)
     except ReplayError as err:
         raise CliError(str(err)) from None
+    return cls if text is None else parser_class_for_output(cls, text)
 
 
 def _chunks(text: str, args: argparse.Namespace, tokenizer: Any) -> list[EngineChunk]:
@@ -105,9 +109,9 @@ def replay(text: str, request: Any, *, reasoning_parser: str | None, tool_parser
     With ``out``, every delta is printed as it arrives: one JSON line each
     (``as_json``) or a readable line per channel fragment.
     """
-    from lmparse.server import accept_any_tool, build_parser_class, engine_chunks
+    from lmparse.server import accept_any_tool, build_parser_class, engine_chunks, parser_class_for_output
 
-    parser = build_parser_class(response_parser, reasoning_parser, tool_parser)(request)
+    parser = parser_class_for_output(build_parser_class(response_parser, reasoning_parser, tool_parser), text)(request)
     accept_any_tool(parser, request)
     content: list[str] = []
     reasoning: list[str] = []
@@ -337,6 +341,12 @@ def _tokenizer(args: argparse.Namespace) -> Any:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from lmparse.adapters.anthropic import AnthropicStream, anthropic_message
     from lmparse.adapters.openai import OpenAIStream, openai_completion
+    from lmparse.adapters.responses import (
+        ResponsesStream,
+        responses_request_echo,
+        responses_response,
+        responses_usage,
+    )
 
     if args.file == '-' and '-' in (args.request, args.tools):
         raise CliError('only one of the inputs can be read from stdin')
@@ -357,7 +367,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     model = args.model or (request.get('model') if isinstance(request.get('model'), str) else None) or 'replay'
     _resolve_model(args)
     tokenizer = _tokenizer(args)
-    parser = _new_parser(_parser_class(args, tokenizer), request)
+    parser = _new_parser(_parser_class(args, tokenizer, text), request)
     chunks = _chunks(text, args, tokenizer)
     runner = ChatRunner(parser, drop_incomplete_calls=args.drop_incomplete_calls)
     out = sys.stdout
@@ -385,6 +395,24 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         else:
             for c in ostream.close_chunks(usage):
                 out.write(c + '\n')
+        return 0
+    if fmt.startswith('responses'):
+        echo = responses_request_echo(request)
+        if fmt == 'responses':
+            result = runner.collect(chunks)
+            out.write(json.dumps(responses_response(result, model, request=echo, output_tokens=n_tokens),
+                                 ensure_ascii=False, indent=2) + '\n')
+            return 0
+        rstream = ResponsesStream(model, request=echo)
+        events = rstream.start_events()
+        for d in runner.stream(chunks):
+            events.extend(rstream.event_dicts(d))
+        events.extend(rstream.close_dicts(runner.finish_reason, responses_usage(0, n_tokens, runner.reasoning_tokens)))
+        for event in events:
+            if fmt == 'responses-sse':
+                out.write(f'event: {event["type"]}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n')
+            else:
+                out.write(json.dumps(event, ensure_ascii=False) + '\n')
         return 0
     if fmt == 'anthropic-events':
         astream = AnthropicStream(model)
@@ -440,7 +468,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     tokenizer = _tokenizer(args)
     config = ReplayConfig(outputs, _parser_class(args, tokenizer), chunk_size=args.chunk_size, tokenizer=tokenizer,
                           reasoning_field=args.reasoning_field, chunk_delay=args.chunk_delay, verbose=args.verbose,
-                          drop_incomplete_calls=args.drop_incomplete_calls)
+                          drop_incomplete_calls=args.drop_incomplete_calls, store=args.store)
     try:
         serve(config, args.host, args.port)
     except OSError as err:
@@ -489,7 +517,9 @@ def _add_parser_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--thinking', choices=('auto', 'on'), default='auto',
                    help='auto (default): output starts as content unless the request enables thinking '
                         '(chat_template_kwargs.enable_thinking); a <think> in the output still opens reasoning. '
-                        'on: output starts in reasoning (templates that put <think> in the prompt)')
+                        'on: output starts in reasoning unless the request disables thinking. In both modes an '
+                        'output whose </think> comes before any <think> (the template opened it in the prompt) '
+                        'starts in reasoning')
     p.add_argument('--chunk-size', type=_positive_int, default=DEFAULT_CHUNK_SIZE, metavar='N',
                    help='characters per simulated engine chunk (default: %(default)s, about one token)')
     p.add_argument('--tokenizer', default=None, metavar='NAME',
@@ -544,11 +574,14 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument('--format', '-f', choices=FORMATS, default='message',
                        help='message: aggregated message (default); deltas: every delta as JSON, then the message; '
                             'openai-chunks / openai-sse: chat.completion.chunk lines or SSE; openai: chat.completion; '
-                            'anthropic-events: Messages SSE events; anthropic: Messages response')
+                            'anthropic-events: Messages SSE events; anthropic: Messages response; '
+                            'responses-events / responses-sse: OpenAI Responses API events as JSON lines or SSE; '
+                            'responses: the Responses API response object')
     parse.add_argument('--deltas', action='store_true', help='same as --format deltas')
     parse.set_defaults(func=_cmd_parse)
 
-    serve = sub.add_parser('serve', help='OpenAI/Anthropic-compatible replay server over recorded outputs')
+    serve = sub.add_parser('serve', help='OpenAI (chat completions, Responses) and Anthropic compatible replay '
+                                         'server over recorded outputs')
     serve.add_argument('outputs', nargs='?', default=None,
                        help='a raw output file, a folder of *.txt outputs (a subfolder of *.txt files is a '
                             'scripted conversation, one file per turn), or a .jsonl of {"name", "output"'
@@ -562,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument('--port', type=_port, default=8000, help='port (default: %(default)s; 0 picks a free one)')
     serve.add_argument('--chunk-delay', type=_delay, default=0.0, metavar='SECONDS',
                        help='sleep between chunks to mimic decoding speed (default: 0)')
+    serve.add_argument('--store', action='store_true',
+                       help='keep /v1/responses results in memory (the last 1000) for previous_response_id and '
+                            'GET /v1/responses/ID (default: store is false and previous_response_id is refused)')
     serve.add_argument('--verbose', action='store_true', help='log every request')
     serve.set_defaults(func=_cmd_serve)
     return ap

@@ -4,6 +4,9 @@
 
 * ``POST /v1/chat/completions`` (``stream`` true or false; ``stream_options.include_usage``),
 * ``POST /v1/messages`` (``stream`` true or false),
+* ``POST /v1/responses`` (the OpenAI Responses API, ``stream`` true or false;
+  ``input`` as a string or as input items; see :mod:`lmparse.adapters.responses`),
+  and with ``--store`` ``GET /v1/responses/{id}``,
 * ``GET /v1/models`` (one model per recorded output) and ``GET /health``,
 
 by streaming a recorded raw output in chunks through the configured parsers,
@@ -33,12 +36,27 @@ request are honoured (calls to tools it did not offer are filtered out); a
 request with no ``tools`` gets every call the model made, unfiltered (logged
 at startup and, with ``--verbose``, per request).
 
-Thinking: output starts in content unless the request enables thinking
-(``chat_template_kwargs.enable_thinking`` on either API, Anthropic's
-``"thinking": {"type": "enabled"}``); a ``<think>`` in the output opens
-reasoning either way (``--thinking on``: start in reasoning, the library's
-rule). ``/v1/messages`` sends thinking blocks only when the request enabled
-thinking; otherwise reasoning is omitted.
+``/v1/responses``: ``input`` items (messages, ``reasoning``,
+``function_call``, ``function_call_output``) are read as the chat messages
+they stand for (consecutive output items of one turn are one assistant
+message), so a scripted conversation picks its turn the same way; function
+``tools`` (flat Responses shape) filter calls and type values, and
+``tool_choice`` (including ``allowed_tools``) applies. Responses are not
+stored (``store`` is false): ``previous_response_id`` is a 400 error unless
+the server runs with ``--store``, which keeps the last 1000 responses in
+memory for ``previous_response_id`` and ``GET /v1/responses/{id}``. Errors
+use the OpenAI error shape with ``param`` set.
+
+Thinking: a recorded output whose reasoning close tag comes before any open
+tag (``reasoning…</think>answer``: the chat template opened ``<think>`` in the
+prompt) starts in reasoning, whatever the request says, so the close tag
+never reaches content. Any other output starts in content unless the request
+enables thinking (``chat_template_kwargs.enable_thinking`` on every API,
+Anthropic's ``"thinking": {"type": "enabled"}``); a ``<think>`` in the output
+opens reasoning either way (``--thinking on``: start in reasoning unless the
+request disables thinking, the library's rule). ``/v1/messages`` sends
+thinking blocks only when the request enabled thinking; otherwise reasoning
+is omitted.
 
 Usage counts one completion token per chunk (one simulated engine step), or
 real tokens with ``--tokenizer``; prompt tokens are reported as 0.
@@ -54,6 +72,7 @@ import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -61,6 +80,14 @@ from typing import Any, Literal
 
 from lmparse.adapters.anthropic import AnthropicStream, anthropic_error, anthropic_message
 from lmparse.adapters.openai import OpenAIStream, ReasoningField, error_body, openai_completion
+from lmparse.adapters.responses import (
+    ResponsesStream,
+    chat_messages,
+    chat_tool_choice,
+    chat_tools,
+    responses_response,
+    responses_usage,
+)
 from lmparse.runner import ChatRunner, EngineChunk, build_usage
 
 __all__ = [
@@ -71,9 +98,12 @@ __all__ = [
     'accept_any_tool',
     'build_parser_class',
     'engine_chunks',
+    'parser_class_for_output',
     'load_outputs',
     'load_tokenizer',
     'serve',
+    'started_in_reasoning',
+    'starts_in_reasoning',
     'token_chunks',
 ]
 
@@ -233,6 +263,8 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
     * ``'auto'`` (the replay default): in content; a reasoning open tag in the
       output still opens reasoning, and a request that enables thinking starts
       in reasoning. A recorded plain answer is never turned into reasoning.
+      (The replay tools also pick :func:`parser_class_for_output` per output:
+      an output whose close tag comes first starts in reasoning in every mode.)
     * ``'on'``: in reasoning, as the library's ``default`` reasoning parser
       does (templates that put ``<think>`` in the prompt), unless the request
       disables thinking.
@@ -266,6 +298,83 @@ def build_parser_class(response_parser: str = 'default', reasoning_parser: str |
             configured.reasoning_parser_cls = type(f'{rcls.__name__}[thinking={thinking}]', (rcls,),
                                                    {'thinking_switches': wanted, '__module__': rcls.__module__})
     return configured
+
+
+def _reasoning_tags(parser_cls: Any) -> tuple[str, str] | None:
+    rcls: Any = getattr(parser_cls, 'reasoning_parser_cls', None)
+    if not isinstance(rcls, type):
+        return None
+    descriptor: Any = rcls
+    try:
+        open_tag, close_tag = descriptor.get_reasoning_open_tag(), descriptor.get_reasoning_close_tag()
+    except AttributeError:
+        return None
+    if not isinstance(open_tag, str) or not isinstance(close_tag, str) or not close_tag:
+        return None
+    return open_tag, close_tag
+
+
+def starts_in_reasoning(parser_cls: Any, text: str) -> bool:
+    """Whether a recorded output began inside reasoning: its reasoning close tag comes before any open tag.
+
+    ``reasoning…</think>answer`` is what a model writes when its chat template
+    opens ``<think>`` in the prompt (Qwen3 thinking models, DeepSeek-R1). A
+    replay tool holds the whole output, so it can tell from the text alone,
+    whatever the request's thinking switches say.
+    """
+    tags = _reasoning_tags(parser_cls)
+    if tags is None:
+        return False
+    open_tag, close_tag = tags
+    close = text.find(close_tag)
+    if close < 0:
+        return False
+    opened = text.find(open_tag) if open_tag else -1
+    return opened < 0 or close < opened
+
+
+def _always(self: Any) -> bool:
+    return True
+
+
+def started_in_reasoning(parser_cls: Any) -> Any:
+    """A subclass of a configured parser class whose output always starts inside reasoning.
+
+    For outputs where :func:`starts_in_reasoning` holds: the reasoning
+    descriptor becomes a declaration-only subclass with no thinking switches
+    and the open tag in the prompt, and a request's ``enable_thinking`` /
+    ``thinking`` set to false reads as true (the output shows thinking was
+    on), so no request can start it in content, where the close tag would leak.
+    """
+    rcls = parser_cls.reasoning_parser_cls
+    forced = type(f'{rcls.__name__}[started]', (rcls,), {
+        'thinking_switches': (), 'open_tag_in_prompt': True, '__module__': rcls.__module__,
+        'starts_in_reasoning_mode': _always})
+    base_kwargs = parser_cls.chat_template_kwargs_from_request
+
+    def chat_template_kwargs_from_request(cls: Any, request: Any) -> dict[str, Any]:
+        kwargs = dict(base_kwargs(request))
+        for key in ('enable_thinking', 'thinking'):
+            if kwargs.get(key) is False:
+                kwargs[key] = True
+        return kwargs
+
+    name = f'{parser_cls.__name__}[started-in-reasoning]'
+    return type(name, (parser_cls,), {
+        'reasoning_parser_cls': forced, '__module__': parser_cls.__module__, '__qualname__': name,
+        'chat_template_kwargs_from_request': classmethod(chat_template_kwargs_from_request)})
+
+
+def parser_class_for_output(parser_cls: Any, text: str, cache: dict[Any, Any] | None = None) -> Any:
+    """``parser_cls``, or its :func:`started_in_reasoning` variant when the output began in reasoning."""
+    if not starts_in_reasoning(parser_cls, text):
+        return parser_cls
+    if cache is None:
+        return started_in_reasoning(parser_cls)
+    variant = cache.get(parser_cls)
+    if variant is None:
+        variant = cache.setdefault(parser_cls, started_in_reasoning(parser_cls))
+    return variant
 
 
 def request_offers_tools(request: Any) -> bool:
@@ -348,8 +457,29 @@ class ReplayConfig:
     verbose: bool = False
     # Complete responses that ended with "length": remove calls whose payload never closed.
     drop_incomplete_calls: bool = False
+    # /v1/responses: keep responses in memory for previous_response_id and GET (off: store is false).
+    store: bool = False
+    store_limit: int = 1000
     _chunk_cache: dict[str, list[EngineChunk]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _variants: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _stored: OrderedDict[str, tuple[list[Any], dict[str, Any]]] = field(default_factory=OrderedDict, repr=False)
+
+    def keep_response(self, input_items: list[Any], response: dict[str, Any]) -> None:
+        """Store a response with the input it answered (the oldest go past ``store_limit``)."""
+        with self._lock:
+            self._stored[response['id']] = (input_items, response)
+            while len(self._stored) > self.store_limit:
+                self._stored.popitem(last=False)
+
+    def stored_response(self, id: str) -> tuple[list[Any], dict[str, Any]] | None:
+        with self._lock:
+            return self._stored.get(id)
+
+    def parser_class(self, output: ReplayOutput) -> Any:
+        """The parser class for one output: started in reasoning when its text says so (see
+        :func:`starts_in_reasoning`)."""
+        return parser_class_for_output(self.parser_cls, output.text, self._variants)
 
     def chunks(self, output: ReplayOutput) -> list[EngineChunk]:
         """Engine chunks of an output (computed once; EngineChunks are never mutated after)."""
@@ -365,11 +495,14 @@ class ReplayConfig:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, kind: str, message: str) -> None:
+    def __init__(self, status: int, kind: str, message: str, param: str | None = None,
+                 code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
         self.message = message
+        self.param = param
+        self.code = code
 
 
 _OPENAI_ERROR_TYPES = {400: 'invalid_request_error', 404: 'not_found_error', 405: 'invalid_request_error',
@@ -432,7 +565,8 @@ class _Handler(BaseHTTPRequestHandler):
         if anthropic:
             body = anthropic_error(err.message, _ANTHROPIC_ERROR_TYPES.get(err.status, err.kind))
         else:
-            body = error_body(err.message, _OPENAI_ERROR_TYPES.get(err.status, err.kind), err.status)
+            body = error_body(err.message, _OPENAI_ERROR_TYPES.get(err.status, err.kind),
+                              err.code if err.code is not None else err.status, err.param)
         self._send_json(err.status, body)
 
     def _start_sse(self) -> None:
@@ -472,8 +606,8 @@ class _Handler(BaseHTTPRequestHandler):
             raise _HTTPError(400, 'invalid_request_error', 'request body must be a JSON object')
         return body
 
-    def _pick(self, body: dict[str, Any]) -> ReplayOutput:
-        output = self._pick_output(body).select(body.get('messages'))
+    def _pick(self, body: dict[str, Any], messages: Any = None) -> ReplayOutput:
+        output = self._pick_output(body).select(body.get('messages') if messages is None else messages)
         if output.name.rpartition('#')[2].isdigit() and self.server.config.verbose:
             self.log_message('%s', f'answering with turn {output.name}')
         return output
@@ -493,10 +627,10 @@ class _Handler(BaseHTTPRequestHandler):
         raise _HTTPError(404, 'not_found_error', f'no recorded output for model {model!r}; pick one with the '
                          f'model name or the X-Replay-Output header; known: {list(outputs)}')
 
-    def _runner(self, request: dict[str, Any]) -> ChatRunner:
+    def _runner(self, request: dict[str, Any], output: ReplayOutput) -> ChatRunner:
         config = self.server.config
         try:
-            parser = config.parser_cls(request)
+            parser = config.parser_class(output)(request)
         except (TypeError, ValueError, ImportError) as err:
             raise _HTTPError(400, 'invalid_request_error', str(err)) from None
         if accept_any_tool(parser, request) and config.verbose:
@@ -519,6 +653,13 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split('?', 1)[0]
         if path == '/health':
             self._send_json(200, {'status': 'ok'})
+        elif path.startswith('/v1/responses/'):
+            stored = self.server.config.stored_response(path[len('/v1/responses/'):])
+            if stored is None:
+                self._send_error(False, _HTTPError(404, 'not_found_error', f'no stored response {path[14:]!r}' + (
+                    '' if self.server.config.store else ' (responses are stored only with serve --store)')))
+            else:
+                self._send_json(200, stored[1])
         elif path == '/v1/models':
             now = int(time.time())
             self._send_json(200, {'object': 'list', 'data': [
@@ -535,6 +676,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chat_completions(self._read_json())
             elif anthropic:
                 self._messages(self._read_json())
+            elif path == '/v1/responses':
+                self._responses(self._read_json())
             else:
                 self._send_error(False, _HTTPError(404, 'not_found_error', f'no route POST {path}'))
         except _HTTPError as err:
@@ -552,7 +695,7 @@ class _Handler(BaseHTTPRequestHandler):
         if options is not None and not isinstance(options, dict):
             raise _HTTPError(400, 'invalid_request_error', 'stream_options: expected an object')
         output = self._pick(body)
-        runner = self._runner(body)
+        runner = self._runner(body, output)
         config = self.server.config
         if not body.get('stream'):
             try:
@@ -600,7 +743,7 @@ class _Handler(BaseHTTPRequestHandler):
         if kwargs:
             request['chat_template_kwargs'] = kwargs
         output = self._pick(body)
-        runner = self._runner(request)
+        runner = self._runner(request, output)
         config = self.server.config
         if not body.get('stream'):
             try:
@@ -624,6 +767,78 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._write_chunk(stream.close(runner.finish_reason, self._completion_tokens(output)))
         self._end_chunks()
+
+    def _responses(self, body: dict[str, Any]) -> None:
+        config = self.server.config
+        model = body.get('model')
+        if not isinstance(model, str):
+            raise _HTTPError(400, 'invalid_request_error', 'model: expected a string', 'model')
+        if body.get('conversation') is not None:
+            raise _HTTPError(400, 'invalid_request_error', 'conversation: conversations cannot be replayed; '
+                             'send the whole input (or previous_response_id with serve --store)', 'conversation')
+        raw_input = body.get('input')
+        if isinstance(raw_input, str):
+            input_items: list[Any] = [{'type': 'message', 'role': 'user', 'content': raw_input}]
+        elif isinstance(raw_input, list):
+            input_items = raw_input
+        else:
+            raise _HTTPError(400, 'invalid_request_error', 'input: expected a string or a list of input items',
+                             'input')
+        previous = body.get('previous_response_id')
+        history: list[Any] = []
+        if previous is not None:
+            if not config.store:
+                raise _HTTPError(400, 'invalid_request_error', 'previous_response_id: this replay server stores no '
+                                 'responses (store is false); send the whole conversation as input, or start '
+                                 'it with serve --store', 'previous_response_id')
+            stored = config.stored_response(previous) if isinstance(previous, str) else None
+            if stored is None:
+                raise _HTTPError(400, 'invalid_request_error', f'previous response {previous!r} not found',
+                                 'previous_response_id', 'previous_response_not_found')
+            history = stored[0] + list(stored[1]['output'])
+        try:
+            messages = chat_messages(history + input_items, body.get('instructions'))
+            tools = chat_tools(body.get('tools'))
+            tool_choice, tools = chat_tool_choice(body.get('tool_choice'), tools)
+        except ValueError as err:
+            # The converters' messages start with the field they are about ('tools[2]: ...').
+            field_name = str(err).split(':', 1)[0].split('[', 1)[0]
+            raise _HTTPError(400, 'invalid_request_error', str(err), field_name) from None
+        request: dict[str, Any] = {'model': model, 'messages': messages, 'tools': tools, 'tool_choice': tool_choice}
+        if isinstance(body.get('chat_template_kwargs'), dict):
+            request['chat_template_kwargs'] = body['chat_template_kwargs']
+        output = self._pick(body, messages)
+        runner = self._runner(request, output)
+        store = config.store and body.get('store') is not False
+        echo = {**body, 'store': store}
+
+        if not body.get('stream'):
+            try:
+                result = runner.collect(config.chunks(output))
+            except Exception as err:
+                raise _HTTPError(500, 'internal_error', f'failed to parse output: {err}') from None
+            response = responses_response(result, model, request=echo, output_tokens=self._completion_tokens(output))
+            if store:
+                config.keep_response(history + input_items, response)
+            self._send_json(200, response)
+            return
+        stream = ResponsesStream(model, request=echo)
+        self._start_sse()
+        self._write_chunk(stream.start())
+        try:
+            for d in runner.stream(self._iter_chunks(output)):
+                self._write_chunk(stream.events(d))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as err:
+            self._write_chunk(stream.error(f'failed to parse output: {err}'))
+            self._end_chunks()
+            return
+        usage = responses_usage(0, self._completion_tokens(output), runner.reasoning_tokens)
+        self._write_chunk(stream.close(runner.finish_reason, usage))
+        self._end_chunks()
+        if store and stream.final is not None:
+            config.keep_response(history + input_items, stream.final)
 
 
 class ReplayServer(ThreadingHTTPServer):

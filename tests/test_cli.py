@@ -65,6 +65,13 @@ def test_one_default_chunk_size() -> None:
     assert sizes == {DEFAULT_CHUNK_SIZE} == {ReplayConfig({}, None).chunk_size}
 
 
+def test_serve_store_flag() -> None:
+    from lmparse.cli import build_parser
+
+    ap = build_parser()
+    assert ap.parse_args(['serve']).store is False and ap.parse_args(['serve', '--store']).store is True
+
+
 def test_version_and_plain_help(capsys: Any) -> None:
     with pytest.raises(SystemExit) as info:
         main(['--version'])
@@ -106,6 +113,104 @@ def test_plain_answer_is_content_unless_thinking_is_on(capsys: Any, tmp_path: Pa
     request.write_text(json.dumps({'model': 'm', 'messages': [], 'chat_template_kwargs': {'enable_thinking': True}}))
     code, out, _ = run(capsys, 'parse', str(plain), '--reasoning-parser', 'default', '--request', str(request))
     assert json.loads(out)['reasoning_content'] == 'Hello there.'
+
+
+# A Qwen3 thinking / DeepSeek-R1 style output: the template opened <think> in the prompt.
+STARTED_IN_REASONING = 'The user greets me.\n</think>\n\nHello!'
+
+
+@pytest.mark.parametrize('thinking', ['auto', 'on'])
+@pytest.mark.parametrize('switch', [None, True, False])
+def test_output_that_starts_in_reasoning_never_leaks_the_close_tag(capsys: Any, tmp_path: Path, thinking: str,
+                                                                   switch: bool | None) -> None:
+    out_file = tmp_path / 'r1.txt'
+    out_file.write_text(STARTED_IN_REASONING)
+    request = tmp_path / 'request.json'
+    body: dict[str, Any] = {'model': 'm', 'messages': []}
+    if switch is not None:
+        body['chat_template_kwargs'] = {'enable_thinking': switch}
+    request.write_text(json.dumps(body))
+    common = ['parse', str(out_file), '--reasoning-parser', 'default', '--thinking', thinking,
+              '--request', str(request)]
+    for chunk_size in ('1', '3', '1000'):
+        doc = json.loads(run(capsys, *common, '--chunk-size', chunk_size)[1])
+        assert (doc['reasoning_content'], doc['content']) == ('The user greets me.\n', '\n\nHello!')
+    for fmt in ('openai', 'openai-sse', 'anthropic', 'anthropic-events', 'deltas'):
+        assert '</think>' not in run(capsys, *common, '-f', fmt)[1], fmt
+
+
+def test_output_that_opens_its_own_think_block_is_unchanged(capsys: Any, tmp_path: Path) -> None:
+    # The open tag comes first: the output decides nothing, the request / --thinking do.
+    own = tmp_path / 'own.txt'
+    own.write_text('<think>r</think>answer')
+    doc = json.loads(run(capsys, 'parse', str(own), '--reasoning-parser', 'default')[1])
+    assert (doc['reasoning_content'], doc['content']) == ('r', 'answer')
+    own.write_text('answer')
+    doc = json.loads(run(capsys, 'parse', str(own), '--reasoning-parser', 'default')[1])
+    assert (doc['reasoning_content'], doc['content']) == (None, 'answer')
+
+
+def _started_cases() -> list[Any]:
+    import lmparse  # noqa: F401
+    from lmparse.registry import ReasoningParserManager
+
+    seen: set[Any] = set()
+    names = []
+    for name in ReasoningParserManager.names():
+        cls = ReasoningParserManager.get(name)
+        if cls in seen or name in ('hf', 'response_template'):  # these need a served tokenizer's template
+            continue
+        seen.add(cls)
+        names.append(name)
+    return names
+
+
+@pytest.mark.parametrize('name', _started_cases())
+def test_every_reasoning_dialect_starts_in_reasoning_when_the_close_tag_comes_first(name: str) -> None:
+    from lmparse.server import build_parser_class, parser_class_for_output, starts_in_reasoning
+
+    for thinking in ('auto', 'on'):
+        cls = build_parser_class('default', name, None, thinking=thinking)  # type: ignore[arg-type]
+        rcls = cls.reasoning_parser_cls
+        close = rcls.get_reasoning_close_tag()
+        text = f'why so{close}the answer'
+        assert starts_in_reasoning(cls, text)
+        assert not starts_in_reasoning(cls, 'the answer') and not starts_in_reasoning(cls, f'why so{close}'[:-1])
+        for kwargs in (None, {'enable_thinking': False}, {'thinking': False}, {'enable_thinking': True}):
+            request: dict[str, Any] = {'messages': []}
+            if kwargs is not None:
+                request['chat_template_kwargs'] = kwargs
+            content, _, reasoning = parser_class_for_output(cls, text)(request).parse_complete(text)
+            assert close not in (content or ''), (thinking, kwargs)
+            if not rcls.content_markers and not getattr(rcls, 'channel_framed', False) and name not in (
+                    'beam', 'muse', 'muse_glimmer'):
+                # Beam / Muse frame every channel (<|message|> … <|end|>): their close tag is framing, not a
+                # reasoning boundary, and text outside a frame is content.
+                assert ((reasoning or '').strip(), (content or '').strip()) == ('why so', 'the answer'), kwargs
+
+
+def test_replay_server_decides_from_the_output(tmp_path: Path) -> None:
+    import http.client
+
+    from lmparse.server import ReplayConfig, ReplayServer, build_parser_class, load_outputs
+
+    outputs = tmp_path / 'outputs.jsonl'
+    outputs.write_text(json.dumps({'name': 'r1', 'output': STARTED_IN_REASONING}) + '\n'
+                       + json.dumps({'name': 'plain', 'output': 'Hello.'}) + '\n')
+    config = ReplayConfig(load_outputs(str(outputs)), build_parser_class('default', 'default', None))
+    server = ReplayServer(config, '127.0.0.1', 0).start()
+    try:
+        for name, expected in (('r1', ('The user greets me.\n', '\n\nHello!')),
+                               ('plain', (None, 'Hello.'))):
+            for kwargs in ({}, {'chat_template_kwargs': {'enable_thinking': False}}):
+                conn = http.client.HTTPConnection('127.0.0.1', server.server_address[1], timeout=10)
+                conn.request('POST', '/v1/chat/completions', json.dumps({'model': name, 'messages': [], **kwargs}),
+                             {'Content-Type': 'application/json'})
+                message = json.loads(conn.getresponse().read())['choices'][0]['message']
+                conn.close()
+                assert (message.get('reasoning_content'), message['content']) == expected
+    finally:
+        server.stop()
 
 
 def test_empty_think_block_sends_no_reasoning(capsys: Any, tmp_path: Path) -> None:
@@ -184,6 +289,31 @@ def test_parse_anthropic_formats(capsys: Any) -> None:
     assert '"stop_reason":"tool_use"' in events
 
 
+def test_parse_responses_formats(capsys: Any) -> None:
+    events = [json.loads(line) for line in _parse(capsys, 'responses-events', '--chunk-size', '6').splitlines()]
+    assert [e['sequence_number'] for e in events] == list(range(len(events)))
+    assert events[0]['type'] == 'response.created' and events[-1]['type'] == 'response.completed'
+    final = events[-1]['response']
+    assert [i['type'] for i in final['output']] == ['reasoning', 'message', 'function_call', 'function_call',
+                                                    'message']
+    assert [t['name'] for t in final['tools']] == ['get_weather', 'get_time']  # the request's, in the flat shape
+    assert final['usage']['output_tokens'] > 0
+    sse = _parse(capsys, 'responses-sse', '--model', 'x')
+    assert sse.startswith('event: response.created\ndata: ') and sse.endswith('\n\n') and '"model": "x"' in sse
+    doc = json.loads(_parse(capsys, 'responses'))
+    assert doc['object'] == 'response' and doc['status'] == 'completed'
+    assert [i['type'] for i in doc['output']] == ['reasoning', 'message', 'function_call', 'function_call']
+    types = pytest.importorskip('openai.types.responses')
+    from openai._models import validate_type
+
+    for event in events:
+        validate_type(type_=types.ResponseStreamEvent, value=event)
+    types.Response.model_validate(doc)
+    code, out, _ = run(capsys, 'parse', DEMO, *QWEN, '-f', 'responses', '--finish-reason', 'length')
+    doc = json.loads(out)
+    assert doc['status'] == 'incomplete' and doc['incomplete_details'] == {'reason': 'max_output_tokens'}
+
+
 def test_parse_stdin_tools_file_and_finish_reason(capsys: Any, monkeypatch: Any, tmp_path: Path) -> None:
     tools = tmp_path / 'tools.json'
     tools.write_text(json.dumps([{'type': 'function', 'function': {'name': 'get_time', 'parameters': {}}}]))
@@ -202,6 +332,15 @@ def test_parse_with_real_tokenizer(capsys: Any) -> None:
     message = json.loads(deltas[deltas.index('\n{\n') + 1:])
     assert message['content'] == '\n\nLet me look both up for you.\n\n'
     assert len(message['tool_calls']) == 2
+    # The Responses events of a real token stream rebuild the same message.
+    events = [json.loads(line) for line in _parse(capsys, 'responses-events', '--tokenizer', 'qwen3.6-27b').splitlines()]
+    final = events[-1]['response']
+    texts = [''.join(p['text'] for p in i['content']) for i in final['output'] if i['type'] == 'message']
+    assert ''.join(texts) == message['content']
+    assert [(i['name'], i['arguments']) for i in final['output'] if i['type'] == 'function_call'] == \
+        [(c['function']['name'], c['function']['arguments']) for c in message['tool_calls']]
+    chunks = [json.loads(line) for line in _parse(capsys, 'openai-chunks', '--tokenizer', 'qwen3.6-27b').splitlines()]
+    assert final['usage']['output_tokens'] == chunks[-1]['usage']['completion_tokens'] > 0  # one per token
 
 
 @pytest.mark.parametrize('argv,needle', [

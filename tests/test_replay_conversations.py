@@ -1,13 +1,13 @@
 """Scripted replays: multi-turn conversations for agent loops against ``lmparse serve``.
 
-The default lane drives the loop with the official openai and anthropic SDKs;
-the opt-in lane (LMPARSE_AGENTS=1, with ``openai-agents`` installed) runs an
-openai-agents ``Runner`` to completion, the README recipe.
+The loop is driven with the official openai and anthropic SDKs, and, where
+``openai-agents`` is installed (the ``agents`` extra; skipped otherwise), by
+an openai-agents ``Runner`` over chat completions, the README recipe
+(tests/test_responses_sdk.py runs one with the default Responses model).
 """
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -102,10 +102,9 @@ def test_anthropic_agent_loop_ends(server: ReplayServer) -> None:
     assert [b.text for b in reply.content if b.type == 'text'] == ['\n\nIt is 21 °C and sunny in Paris.']
 
 
-@pytest.mark.skipif(os.environ.get('LMPARSE_AGENTS') != '1', reason='agent SDK lane is opt-in: LMPARSE_AGENTS=1')
 def test_openai_agents_runner_completes(server: ReplayServer) -> None:
     """The README recipe: an openai-agents Runner against the replay server runs to completion."""
-    agents = pytest.importorskip('agents')
+    agents = pytest.importorskip('agents', reason='openai-agents is not installed (pip install "lmparse[agents]")')
     from openai import AsyncOpenAI
 
     calls: list[str] = []

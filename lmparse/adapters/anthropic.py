@@ -55,6 +55,7 @@ import json
 from typing import Any
 
 from lmparse.adapters._jsonprefix import JsonObjectPrefix
+from lmparse.adapters._reasoning import ReasoningHold
 from lmparse.protocol import DeltaMessage, random_call_id
 from lmparse.runner import ChatResult, StreamDelta, arguments_object
 
@@ -95,14 +96,14 @@ class AnthropicStream:
     """Formats one streamed response as Anthropic Messages SSE events."""
 
     __slots__ = ('id', 'model', 'input_tokens', 'thinking', 'finish_reason', '_next_block', '_kind', '_block',
-                 '_tool_key', '_tools', '_think_held', '_started', '_closed')
+                 '_tool_key', '_tools', '_hold', '_started', '_closed')
 
     def __init__(self, model: str, *, id: str | None = None, input_tokens: int = 0, thinking: bool = True) -> None:
         self.id = id if id is not None else random_call_id('msg_')
         self.model = model
         self.input_tokens = input_tokens
         self.thinking = thinking    # send thinking blocks (False: reasoning is omitted)
-        self._think_held = ''       # whitespace-only reasoning not sent yet
+        self._hold = ReasoningHold()  # whitespace-only reasoning not sent yet
         self.finish_reason: str | None = None
         self._next_block = 0
         self._kind = 0             # kind of the open block, 0 when none
@@ -209,18 +210,14 @@ class AnthropicStream:
         """Append the events of one parser message to ``out``."""
         reasoning = message.reasoning_content
         if reasoning and self.thinking:
-            if self._kind == _THINKING:
+            reasoning = self._hold.take(reasoning, self._kind == _THINKING)
+            if reasoning is not None:
                 self._text(out, _THINKING, reasoning)
-            elif reasoning.isspace():
-                self._think_held += reasoning
-            else:
-                self._text(out, _THINKING, self._think_held + reasoning)
-                self._think_held = ''
         if message.content:
-            self._think_held = ''
+            self._hold.drop()
             self._text(out, _TEXT, message.content)
         if message.tool_calls:
-            self._think_held = ''
+            self._hold.drop()
             for tc in message.tool_calls:
                 fn = tc.function
                 self._tool(out, tc.index, tc.id, fn.name if fn is not None else None,

@@ -34,6 +34,7 @@ import json
 import time
 from typing import Any, Literal
 
+from lmparse.adapters._reasoning import ReasoningHold
 from lmparse.protocol import DeltaMessage, ToolCall, random_call_id
 from lmparse.runner import ChatResult, StreamDelta, build_usage
 
@@ -91,7 +92,7 @@ class OpenAIStream:
     """Formats one streamed response as ``chat.completion.chunk`` events."""
 
     __slots__ = ('id', 'model', 'created', 'reasoning_field', 'include_usage', '_prefix', '_suffix',
-                 '_role_sent', '_finished', '_closed', '_reasoning_open', '_reasoning_held')
+                 '_role_sent', '_finished', '_closed', '_reasoning_open', '_hold')
 
     def __init__(self, model: str, *, id: str | None = None, created: int | None = None,
                  reasoning_field: ReasoningField = 'reasoning_content', include_usage: bool = False) -> None:
@@ -109,7 +110,7 @@ class OpenAIStream:
         self._finished = False
         self._closed = False
         self._reasoning_open = False  # reasoning text was sent since the last content / call
-        self._reasoning_held = ''     # whitespace-only reasoning not sent yet
+        self._hold = ReasoningHold()  # whitespace-only reasoning not sent yet
 
     @property
     def finished(self) -> bool:
@@ -126,17 +127,12 @@ class OpenAIStream:
             delta['content'] = message.content
         reasoning = message.reasoning_content
         if reasoning:
-            if not self._reasoning_open:
-                if reasoning.isspace():
-                    self._reasoning_held += reasoning
-                    reasoning = None
-                else:
-                    reasoning = self._reasoning_held + reasoning
-                    self._reasoning_held = ''
-                    self._reasoning_open = True
+            reasoning = self._hold.take(reasoning, self._reasoning_open)
+            if reasoning is not None:
+                self._reasoning_open = True
         if message.content or message.tool_calls:
             self._reasoning_open = False
-            self._reasoning_held = ''
+            self._hold.drop()
         if reasoning is not None:
             if self.reasoning_field != 'reasoning':
                 delta['reasoning_content'] = reasoning
