@@ -33,6 +33,7 @@
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = ['DerivedDialect', 'derive_dialect']
@@ -153,6 +155,9 @@ def _render(tpl: ChatTemplate, messages: list[dict[str, Any]], add_generation_pr
                                                    f'({_setting_key(setting)}): {type(err).__name__}: {err}') from None
 
 
+_PARTIAL_MARKER = re.compile(r'(?:<\|?|\[)[A-Za-z0-9_:./-]*$')
+
+
 def _common_suffix(texts: list[str]) -> str:
     if not texts:
         return ''
@@ -186,8 +191,14 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
             skipped.append(turn.label)
             continue
         raw.append((turn, full[len(prompt):]))
-    end = _common_suffix([text for _, text in raw]) if len(raw) > 1 else ''
-    return [Rendered(turn, setting, prompt, text[:len(text) - len(end)]) for turn, text in raw], skipped
+    end = len(_common_suffix([text for _, text in raw])) if len(raw) > 1 else 0
+    out = []
+    for turn, text in raw:
+        cut = len(text) - end
+        # turns may stop on different markers (<|eot_id|> / <|eom_id|>): never cut inside one
+        partial = _PARTIAL_MARKER.search(text, 0, cut)
+        out.append(Rendered(turn, setting, prompt, text[:partial.start() if partial else cut]))
+    return out, skipped
 
 
 # ---- reasoning --------------------------------------------------------------------------------------
@@ -429,14 +440,88 @@ def _derive_xml(outputs: dict[str, str]) -> ToolDeclaration:
     return ToolDeclaration('xml', XmlToolParser, attrs)
 
 
+_PY_WORDS = {'true': True, 'false': False, 'null': None, 'True': True, 'False': False, 'None': None}
+
+
+def _literal(node: ast.AST, json_words: list[bool]) -> Any:
+    """A Python literal (or one with JSON's true / false / null) as a value; ValueError for anything else."""
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float, bool))):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in _PY_WORDS:
+        json_words.append(node.id in ('true', 'false', 'null'))
+        return _PY_WORDS[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return -node.operand.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e, json_words) for e in node.elts]
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                          for k in node.keys):
+        return {k.value: _literal(v, json_words) for k, v in zip(node.keys, node.values)}  # type: ignore[union-attr]
+    raise ValueError(ast.dump(node))
+
+
+def _pythonic_call(text: str, start: int, name: str) -> tuple[int, bool] | None:
+    """(end, JSON words used) of the call ``name(k=v, ...)`` at ``start`` when it spells ``name``'s arguments."""
+    end = text.find(')', start)
+    while end >= 0:
+        try:
+            node = ast.parse(text[start:end + 1], mode='eval').body
+        except SyntaxError:
+            end = text.find(')', end + 1)
+            continue
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        words: list[bool] = []
+        try:
+            args = {k.arg: _literal(k.value, words) for k in node.keywords}
+        except ValueError:
+            return None
+        if _canonical(args) != _canonical(ARGUMENTS[name]):
+            return None
+        return end + 1, any(words)
+    return None
+
+
+def _derive_pythonic(outputs: dict[str, str]) -> ToolDeclaration | None:
+    one = outputs['one call']
+    n = one.find('get_weather(')
+    if n < 0:
+        return None
+    found = _pythonic_call(one, n, 'get_weather')
+    if found is None:
+        raise TemplateDerivationError('arguments', f'the call is written as get_weather(...) but its arguments do not '
+                                                   f'read back as Python (or JSON) literals: {one!r}')
+    end, json_words = found
+    two = outputs['two calls']
+    second = two.find('search_docs(')
+    if second >= 0:  # the call with booleans and null says how the template writes them
+        found = _pythonic_call(two, second, 'search_docs')
+        json_words = json_words or (found is not None and found[1])
+    before, after = one[:n].strip(), one[end:].strip()
+    brackets = before.endswith('[') and after.startswith(']')
+    if brackets:
+        before, after = before[:-1].strip(), after[1:].strip()
+    attrs: dict[str, Any] = {'tool_open_tag': before or None, 'tool_close_tag': after or None}
+    if not before:
+        # a family dialect needs an open marker; a bare list is what the built-in ``pythonic`` dialect reads
+        raise TemplateDerivationError('tool_calls', 'pythonic calls with no marker before them (a bare list in the '
+                                                    'text); a derived dialect needs an open marker (the built-in '
+                                                    '"pythonic" dialect reads bare lists)')
+    if not brackets:
+        attrs['call_list_brackets'] = False
+    if json_words:
+        attrs['json_literals'] = True
+    return ToolDeclaration('pythonic', PythonicToolParser, attrs)
+
+
 def _derive_tools(outputs: dict[str, str]) -> ToolDeclaration:
     decl = _derive_json(outputs)
     if decl is not None:
         return decl
-    one = outputs['one call']
-    if '"get_weather"' in one or "'get_weather'" in one:
-        raise TemplateDerivationError('tool_calls', f'the call name is quoted but no JSON value holds it with its '
-                                                    f'arguments as an object: {one!r}')
+    decl = _derive_pythonic(outputs)
+    if decl is not None:
+        return decl
     return _derive_xml(outputs)
 
 
@@ -483,9 +568,12 @@ class Parsed:
     calls: tuple[tuple[str, str], ...]
 
 
-def _expected(turn: Turn, with_reasoning: bool) -> Parsed:
-    return Parsed(_norm(turn.content), _norm(turn.reasoning) if with_reasoning else None,
-                  tuple((n, _canonical(ARGUMENTS[n])) for n in turn.calls))
+def _expected(r: Rendered, with_reasoning: bool) -> Parsed:
+    # text the template drops (content beside calls, say) is not there to parse back
+    turn = r.turn
+    content = turn.content if turn.content and turn.content in r.output else None
+    reasoning = turn.reasoning if with_reasoning and turn.reasoning and turn.reasoning in r.output else None
+    return Parsed(_norm(content), _norm(reasoning), tuple((n, _canonical(ARGUMENTS[n])) for n in turn.calls))
 
 
 def _run(cls: type[BaseResponseParser], setting: dict[str, Any], text: str, size: int) -> Parsed:
@@ -517,15 +605,22 @@ def _prove(cls: type[BaseResponseParser], rendered: list[Rendered], with_reasoni
     for r in rendered:
         if r.turn.calls and not with_tools:
             continue
-        want = _expected(r.turn, with_reasoning)
+        want = _expected(r, with_reasoning)
         for size in PROOF_CHUNK_SIZES:
-            got = _run(cls, r.setting, r.output, size)
+            try:
+                got = _run(cls, r.setting, r.output, size)
+            except Exception as err:  # a declaration the family rejects at construction or while parsing
+                raise TemplateDerivationError('proof', f'the derived dialect fails on "{r.turn.label}": '
+                                                       f'{type(err).__name__}: {err}') from None
             if got != want:
                 how = f'{size}-character chunks' if size else 'one chunk'
                 diffs = [f'{name}: expected {getattr(want, name)!r}, parsed {getattr(got, name)!r}'
                          for name in ('content', 'reasoning', 'calls') if getattr(want, name) != getattr(got, name)]
-                part = 'tool_calls' if any(d.startswith('calls') for d in diffs) else (
-                    'reasoning' if any(d.startswith('reasoning') for d in diffs) else 'proof')
+                if want.calls != got.calls:
+                    same_names = [n for n, _ in want.calls] == [n for n, _ in got.calls]
+                    part = 'arguments' if same_names else 'tool_calls'
+                else:
+                    part = 'reasoning' if want.reasoning != got.reasoning else 'proof'
                 raise TemplateDerivationError(part, f'the derived dialect does not parse the template\'s own '
                                                     f'rendering of "{r.turn.label}" ({_setting_key(r.setting)}, '
                                                     f'{how}) back: {"; ".join(diffs)}; rendered {r.output!r}')
@@ -589,8 +684,9 @@ def derive_dialect(source: Any, *, special_tokens: dict[str, str] | None = None)
         try:
             return _derive(tpl, settings, field_name, string_arguments, list(notes))
         except TemplateDerivationError as err:
+            # arguments as a dict is transformers' convention: its error is the one to report
             if err.part not in ('arguments', 'tool_calls') or last_error is not None:
-                raise (last_error if last_error is not None and err.part == 'rendering' else err) from None
+                raise (last_error or err) from None
             last_error = err
     raise AssertionError('unreachable')  # pragma: no cover
 
@@ -630,6 +726,9 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     r_cls = _reasoning_class(reasoning, origin) if reasoning is not None else None
     t_cls = _tool_class(tools, origin) if tools is not None else None
     every = [r for outs in by_setting.values() for r in outs]
+    dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
+    if dropped:
+        notes.append(f'content: the template drops the content of {", ".join(dropped)}')
     _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)
     if string_arguments:
         notes.append('tool calls: the template renders arguments given as a JSON string (not as a dict)')

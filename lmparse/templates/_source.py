@@ -9,7 +9,8 @@ if TYPE_CHECKING:
 
 __all__ = ['python_source']
 
-_MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser'}
+_MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser',
+            'PythonicToolParser': 'lmparse.tools.pythonic'}
 
 
 def _class_prefix(name: str) -> str:
