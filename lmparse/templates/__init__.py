@@ -14,6 +14,7 @@ jinja2's sandbox.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
@@ -26,11 +27,10 @@ _DERIVED: dict[str, Any] = {}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ('DerivedDialect', '_derive'):
-        from lmparse.templates import _derive
-
-        return _derive.DerivedDialect if name == 'DerivedDialect' else _derive
-    raise AttributeError(name)
+    # DerivedDialect lives with the derivation, which imports the compiled families: loaded on first use
+    if name == 'DerivedDialect':
+        return importlib.import_module('lmparse.templates._derive').DerivedDialect
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def derive_dialect(source: Any, *, special_tokens: dict[str, str] | None = None) -> Any:

@@ -19,6 +19,13 @@ def _class_prefix(name: str) -> str:
     return prefix if prefix[0].isalpha() else 'Derived' + prefix
 
 
+def _inherited(base: type, key: str, value: Any) -> bool:
+    """The family's own default: a dialect does not restate it."""
+    missing = object()
+    default = getattr(base, key, missing)
+    return default is not missing and type(default) is type(value) and default == value
+
+
 def _attr_lines(attrs: dict[str, Any]) -> list[str]:
     return [f'    {key} = {value!r}' for key, value in attrs.items()]
 
@@ -59,5 +66,6 @@ def python_source(dialect: DerivedDialect, name: str) -> str:
         lines += [f'@ToolParserManager.register_module({name!r})',
                   f'class {prefix}ToolParser({t.base.__name__}):',
                   '    """Tool calls as the chat template renders them."""', '',
-                  *_attr_lines({**t.attrs, 'request_settings': {'skip_special_tokens': False}}), '', '']
+                  *_attr_lines({k: v for k, v in {**t.attrs, 'request_settings': {'skip_special_tokens': False}}.items()
+                                if not _inherited(t.base, k, v)}), '', '']
     return '\n'.join(lines).rstrip('\n') + '\n'
