@@ -63,7 +63,7 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'family': 'XmlToolParser', 'tool_open_tag': '<tool_call>', 'function_open': '<function=',
         'function_name_end': '>', 'arg_open': '<parameter=', 'arg_name_end': '>', 'value_open': None,
         'arg_value_close_tag': '</parameter>', 'function_close': '</function>', 'tool_close_tag': '</tool_call>',
-        'strip_value_newlines': True, 'multiple_calls': False}),
+        'strip_value_newlines': True, 'multiple_calls': True}),
     'xml_arg_key_value': (THINK_PROMPT, {
         'family': 'XmlToolParser', 'tool_open_tag': '<tool_call>', 'function_open': '', 'function_name_end': None,
         'arg_open': '<arg_key>', 'arg_name_end': '</arg_key>', 'value_open': '<arg_value>',

@@ -436,7 +436,9 @@ def _derive_xml(outputs: dict[str, str]) -> ToolDeclaration:
     n2 = two.find('search_docs')
     last = _value_spans(two, two.find('get_weather') + len('get_weather'), 'get_weather')[-1]
     between = _markers(two[last[3]:n2])
-    attrs['multiple_calls'] = attrs['tool_close_tag'] not in between
+    # several calls in one block: as the template writes them, or readable anyway when each call has its own
+    # close marker (how the built-in Qwen3-Coder dialect reads them)
+    attrs['multiple_calls'] = attrs['tool_close_tag'] not in between or attrs['function_close'] is not None
     return ToolDeclaration('xml', XmlToolParser, attrs)
 
 
