@@ -2,10 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from lmparse.templates._derive import DerivedDialect
+from typing import Any
 
 __all__ = ['python_source']
 
@@ -30,8 +27,8 @@ def _attr_lines(attrs: dict[str, Any]) -> list[str]:
     return [f'    {key} = {value!r}' for key, value in attrs.items()]
 
 
-def python_source(dialect: DerivedDialect, name: str) -> str:
-    """Python source declaring the derived classes and registering them under ``name``."""
+def python_source(dialect: Any, name: str) -> str:
+    """Python source declaring a :class:`DerivedDialect`'s classes and registering them under ``name``."""
     if not re.fullmatch(r'[A-Za-z0-9_.\-]+', name):
         raise ValueError(f'a parser name is letters, digits, "_", "-" and ".", got {name!r}')
     prefix = _class_prefix(name)
