@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 
 __all__ = ['ChatTemplate', 'DerivedDialect', 'TemplateDerivationError', 'derive_dialect', 'from_chat_template',
-           'load_chat_template']
+           'load_chat_template', 'register_derived']
 
 _DERIVED: dict[str, Any] = {}
 
@@ -42,11 +43,36 @@ def derive_dialect(source: Any, *, special_tokens: dict[str, str] | None = None)
     from lmparse.templates._derive import derive_dialect as derive
 
     tpl = load_chat_template(source, special_tokens=special_tokens)
-    key = hashlib.sha256(repr((tpl.source, sorted(tpl.special_tokens.items()))).encode()).hexdigest()
+    key = _key(tpl)
     cached = _DERIVED.get(key)
     if cached is None:
         cached = _DERIVED[key] = derive(tpl)
     return cached
+
+
+def _key(tpl: ChatTemplate) -> str:
+    return hashlib.sha256(repr((tpl.source, sorted(tpl.special_tokens.items()))).encode()).hexdigest()
+
+
+def register_derived(source: Any, *, special_tokens: dict[str, str] | None = None) -> tuple[str | None, str | None]:
+    """Derive from ``source`` (see :func:`derive_dialect`) and register the derived classes with lmparse's
+    registries as ``chat-template-<digest>``: ``(reasoning name, tool name)``, None where the template has none.
+
+    For code that looks parsers up by name (the engine plugins' ``lmparse-auto``). Idempotent per template;
+    the ``LMPARSE_CHAT_TEMPLATE`` environment variable (a template file or model folder) replaces ``source``.
+    """
+    from lmparse.registry import ReasoningParserManager, ToolParserManager
+
+    override = os.environ.get('LMPARSE_CHAT_TEMPLATE')
+    tpl = load_chat_template(override if override else source, special_tokens=special_tokens)
+    dialect = derive_dialect(tpl)
+    name = 'chat-template-' + _key(tpl)[:12]
+    if dialect.reasoning_parser is not None:
+        ReasoningParserManager.register_module(name, module=dialect.reasoning_parser)
+    if dialect.tool_parser is not None:
+        ToolParserManager.register_module(name, module=dialect.tool_parser)
+    return (name if dialect.reasoning_parser is not None else None,
+            name if dialect.tool_parser is not None else None)
 
 
 def from_chat_template(source: Any, *, tokenizer: Any = None, special_tokens: dict[str, str] | None = None) -> Any:
