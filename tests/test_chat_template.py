@@ -74,6 +74,23 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'function_name_end': '">', 'arg_open': '<param name="', 'arg_name_end': '">', 'value_open': None,
         'arg_value_close_tag': '</param>', 'function_close': None, 'tool_close_tag': '</function>',
         'strip_value_newlines': False, 'multiple_calls': False}),
+    'xml_invoke_parameter': (THINK_PROMPT, {
+        'family': 'XmlToolParser', 'tool_open_tag': '<minimax:tool_call>', 'function_open': '<invoke name="',
+        'function_name_end': '">', 'arg_open': '<parameter name="', 'arg_name_end': '">', 'value_open': None,
+        'arg_value_close_tag': '</parameter>', 'function_close': '</invoke>', 'tool_close_tag': '</minimax:tool_call>',
+        'strip_value_newlines': False, 'multiple_calls': True}),
+    'sections_call_id': (THINK_PROMPT, {
+        'family': 'SectionToolParser', 'section_begin': '<|tool_calls_section_begin|>',
+        'section_end': '<|tool_calls_section_end|>', 'call_begin': '<|tool_call_begin|>',
+        'argument_begin': '<|tool_call_argument_begin|>', 'call_end': '<|tool_call_end|>', 'header_layout': 'call_id'}),
+    'sections_fenced': (THINK_PROMPT, {
+        'family': 'SectionToolParser', 'section_begin': '<｜tool▁calls▁begin｜>', 'section_end': '<｜tool▁calls▁end｜>',
+        'call_begin': '<｜tool▁call▁begin｜>', 'argument_begin': '<｜tool▁sep｜>', 'call_end': '<｜tool▁call▁end｜>',
+        'header_layout': 'type', 'argument_fence': '```'}),
+    'sections_name': ({**THINK_PROMPT, 'thinking_switches': ['thinking']}, {
+        'family': 'SectionToolParser', 'section_begin': '<｜tool▁calls▁begin｜>', 'section_end': '<｜tool▁calls▁end｜>',
+        'call_begin': '<｜tool▁call▁begin｜>', 'argument_begin': '<｜tool▁sep｜>', 'call_end': '<｜tool▁call▁end｜>',
+        'header_layout': 'name'}),
     'pythonic_tags': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|tool_call_start|>',
                              'tool_close_tag': '<|tool_call_end|>', 'json_literals': True}),
     'pythonic_no_brackets': (THINK_PROMPT, {'family': 'PythonicToolParser', 'tool_open_tag': '<function_calls>',
@@ -293,7 +310,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 # ---- python_source: a derived dialect committed as a normal one ---------------------------------------
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
-                                  'json_array_no_close'])
+                                  'json_array_no_close', 'sections_fenced', 'sections_name'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

@@ -12,9 +12,11 @@ and marker soup keeps every streaming invariant.
 Built-in dialects whose syntax no test template expresses, and why:
 the recovery rules of some built-ins (Qwen3-Coder's bare ``<function=``, GLM's
 ``value_end_tags``) are beyond what a template shows, so only well-formed
-output is compared; Mistral v11+ ``[TOOL_CALLS]name[ARGS]{...}`` is a name
-header (JsonHeaderToolParser), not an envelope; sections (DeepSeek, Kimi K2),
-DSML / attribute-named (DeepSeek V3.2, MiniMax), brace calls (Gemma 4),
+output is compared; MiniMax M2's ``<invoke name="..">`` markup derives onto the
+XML-like family (the built-in reads it on the attribute-named family);
+Mistral v11+ ``[TOOL_CALLS]name[ARGS]{...}`` is a name header
+(JsonHeaderToolParser), not an envelope;
+DSML (DeepSeek V3.2: the ``string="true|false"`` attribute is per value type), brace calls (Gemma 4),
 recipient channels and Harmony have no derivation yet (see the report of issue 32).
 """
 from __future__ import annotations
@@ -48,6 +50,10 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'qwen3coder': ('xml_function_parameter', 'default'),
     'glm47': ('xml_arg_key_value', 'default'),
     'minicpm5': ('xml_name_attribute', None),
+    'minimax_m2': ('xml_invoke_parameter', 'minimax_m2'),
+    'kimi_k2': ('sections_call_id', 'default'),
+    'deepseek-v3': ('sections_fenced', 'deepseek_r1'),
+    'deepseek-v31': ('sections_name', 'deepseek-v31'),
     'lfm2': ('pythonic_tags', None),
     'olmo3': ('pythonic_no_brackets', None),
 }

@@ -46,6 +46,7 @@ from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.pythonic import PythonicToolParser
+from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
 __all__ = ['DerivedDialect', 'derive_dialect']
@@ -517,8 +518,58 @@ def _derive_pythonic(outputs: dict[str, str]) -> ToolDeclaration | None:
     return ToolDeclaration('pythonic', PythonicToolParser, attrs)
 
 
+_SPECIAL = re.compile(r'(<[^<>\s]*>)')
+
+
+def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
+    """Special-token sections: SECTION_BEGIN CALL_BEGIN header ARGUMENT_BEGIN [name line, fence] {args} CALL_END
+    SECTION_END, the header being the name, a call id ``functions.NAME:0`` or the call type (the name follows)."""
+    one = outputs['one call']
+    args = next(((start, end) for start, end, value in _json_values(one)
+                 if isinstance(value, dict) and _canonical(value) == _canonical(ARGUMENTS['get_weather'])), None)
+    if args is None:
+        return None
+    pieces = [p for p in _SPECIAL.split(one[:args[0]]) if p.strip()]
+    after = [p for p in _SPECIAL.split(one[args[1]:]) if p.strip()]
+    where = f'in the rendered call {one!r}'
+    if len(pieces) not in (4, 5) or not all(pieces[i].startswith('<') for i in (0, 1, 3)) \
+            or pieces[2].startswith('<'):
+        raise TemplateDerivationError('tool_calls', f'the arguments are a JSON object after a header, but the '
+                                                    f'markers before them are not SECTION CALL HEADER ARGUMENTS '
+                                                    f'(special-token sections): {pieces!r} {where}')
+    section_begin, call_begin, header, argument_begin = (p.strip() for p in pieces[:4])
+    tail = pieces[4] if len(pieces) == 5 else ''
+    fence = None
+    if after and not after[0].startswith('<'):  # the closing fence of a fenced value
+        fence = after.pop(0).strip()
+    if len(after) != 2 or not all(p.startswith('<') for p in after):
+        raise TemplateDerivationError('tool_calls', f'after the arguments expected a call end and a section end '
+                                                    f'marker, found {after!r} {where}')
+    if header == 'get_weather' and not tail:
+        layout = 'name'
+    elif re.fullmatch(r'functions\.get_weather:\d+', header) and not tail:
+        layout = 'call_id'
+    elif 'get_weather' in tail and 'get_weather' not in header:
+        layout = 'type'
+        rest = tail.strip()[len('get_weather'):].strip()
+        if fence is None and rest or fence is not None and not rest.startswith(fence):
+            raise TemplateDerivationError('arguments', f'the argument value opens with {rest!r}, neither bare nor a '
+                                                       f'code fence {where}')
+    else:
+        raise TemplateDerivationError('tool_calls', f'the call header {header!r} is neither the name, '
+                                                    f'functions.NAME:IDX nor a call type followed by the name {where}')
+    attrs: dict[str, Any] = {'section_begin': section_begin, 'section_end': after[1], 'call_begin': call_begin,
+                             'argument_begin': argument_begin, 'call_end': after[0], 'header_layout': layout}
+    if fence is not None:
+        attrs['argument_fence'] = fence
+    return ToolDeclaration('sections', SectionToolParser, attrs)
+
+
 def _derive_tools(outputs: dict[str, str]) -> ToolDeclaration:
     decl = _derive_json(outputs)
+    if decl is not None:
+        return decl
+    decl = _derive_sections(outputs)
     if decl is not None:
         return decl
     decl = _derive_pythonic(outputs)

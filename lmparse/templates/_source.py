@@ -7,7 +7,7 @@ from typing import Any
 __all__ = ['python_source']
 
 _MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser',
-            'PythonicToolParser': 'lmparse.tools.pythonic'}
+            'PythonicToolParser': 'lmparse.tools.pythonic', 'SectionToolParser': 'lmparse.tools.sections'}
 
 
 def _class_prefix(name: str) -> str:
