@@ -91,6 +91,12 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'family': 'SectionToolParser', 'section_begin': '<｜tool▁calls▁begin｜>', 'section_end': '<｜tool▁calls▁end｜>',
         'call_begin': '<｜tool▁call▁begin｜>', 'argument_begin': '<｜tool▁sep｜>', 'call_end': '<｜tool▁call▁end｜>',
         'header_layout': 'name'}),
+    'json_name_header': ({'open': '[THINK]', 'close': '[/THINK]', 'message_field': 'reasoning_content',
+                          'open_tag_in_prompt': False, 'thinking_switches': []},
+                         {'family': 'JsonHeaderToolParser', 'tool_open_tag': '[TOOL_CALLS]', 'tool_close_tag': None,
+                          'argument_marker': '[ARGS]'}),
+    'brace_calls': (None, {'family': 'BraceCallToolParser', 'tool_open_tag': '<|tool_call>',
+                           'tool_close_tag': '<tool_call|>', 'string_delimiter': '<|"|>', 'call_prefixes': ['call:']}),
     'pythonic_tags': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|tool_call_start|>',
                              'tool_close_tag': '<|tool_call_end|>', 'json_literals': True}),
     'pythonic_no_brackets': (THINK_PROMPT, {'family': 'PythonicToolParser', 'tool_open_tag': '<function_calls>',
@@ -310,7 +316,8 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 # ---- python_source: a derived dialect committed as a normal one ---------------------------------------
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
-                                  'json_array_no_close', 'sections_fenced', 'sections_name'])
+                                  'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
+                                  'brace_calls'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

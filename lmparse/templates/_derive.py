@@ -44,6 +44,8 @@ from lmparse.response import BaseResponseParser
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
+from lmparse.tools.brace_call import BraceCallToolParser
+from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
@@ -534,9 +536,7 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     where = f'in the rendered call {one!r}'
     if len(pieces) not in (4, 5) or not all(pieces[i].startswith('<') for i in (0, 1, 3)) \
             or pieces[2].startswith('<'):
-        raise TemplateDerivationError('tool_calls', f'the arguments are a JSON object after a header, but the '
-                                                    f'markers before them are not SECTION CALL HEADER ARGUMENTS '
-                                                    f'(special-token sections): {pieces!r} {where}')
+        return None  # not special-token sections
     section_begin, call_begin, header, argument_begin = (p.strip() for p in pieces[:4])
     tail = pieces[4] if len(pieces) == 5 else ''
     fence = None
@@ -565,13 +565,59 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     return ToolDeclaration('sections', SectionToolParser, attrs)
 
 
+def _derive_header(outputs: dict[str, str]) -> ToolDeclaration | None:
+    """``OPEN NAME [CALL_ID_MARKER ID] ARGUMENT_MARKER {args}`` per call (Mistral v11+): JsonHeaderToolParser."""
+    one = outputs['one call']
+    args = next(((start, end) for start, end, value in _json_values(one)
+                 if isinstance(value, dict) and _canonical(value) == _canonical(ARGUMENTS['get_weather'])), None)
+    if args is None:
+        return None
+    pre, post = one[:args[0]].strip(), one[args[1]:].strip()
+    n = pre.find('get_weather')
+    if n <= 0:
+        return None
+    open_tag, marker = pre[:n].strip(), pre[n + len('get_weather'):].strip()
+    attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': post or None}
+    call_id = re.fullmatch(r'(.+?)call_0000(.+)', marker)
+    if call_id:  # the template writes the call's id: CALL_ID_MARKER ID ARGUMENT_MARKER
+        attrs['call_id_marker'], marker = call_id.group(1).strip(), call_id.group(2).strip()
+    if not open_tag or not marker or any(c.isspace() for c in marker):
+        return None
+    attrs['argument_marker'] = marker
+    return ToolDeclaration('json header', JsonHeaderToolParser, attrs)
+
+
+def _derive_brace(outputs: dict[str, str]) -> ToolDeclaration | None:
+    """``OPEN PREFIX NAME{key:value,...} CLOSE`` with unquoted keys and a string delimiter (Gemma 4):
+    BraceCallToolParser."""
+    one = outputs['one call']
+    n = one.find('get_weather{')
+    if n < 0:
+        return None
+    head = one[:n].strip()
+    cut = head.rfind('>') + 1
+    open_tag, prefix = head[:cut], head[cut:]
+    city = ARGUMENTS['get_weather']['city']
+    k = one.find('city:', n)
+    v = one.find(city, k)
+    if not open_tag or k < 0 or v < 0:
+        raise TemplateDerivationError('arguments', f'a NAME{{...}} call whose keys or string values are not written '
+                                                   f'as key:DELIMITER text DELIMITER: {one!r}')
+    delimiter = one[k + len('city:'):v]
+    if not delimiter or not one.startswith(delimiter, v + len(city)):
+        raise TemplateDerivationError('arguments', f'string values are not between one delimiter repeated '
+                                                   f'({delimiter!r}): {one!r}')
+    end = one.rfind('}')
+    attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': one[end + 1:].strip() or None,
+                             'string_delimiter': delimiter, 'call_prefixes': (prefix,) if prefix else ()}
+    return ToolDeclaration('brace call', BraceCallToolParser, attrs)
+
+
 def _derive_tools(outputs: dict[str, str]) -> ToolDeclaration:
-    decl = _derive_json(outputs)
-    if decl is not None:
-        return decl
-    decl = _derive_sections(outputs)
-    if decl is not None:
-        return decl
+    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace):
+        decl = derive(outputs)
+        if decl is not None:
+            return decl
     decl = _derive_pythonic(outputs)
     if decl is not None:
         return decl
@@ -713,7 +759,8 @@ class DerivedDialect:
                 'message_field': self.reasoning.field, 'open_tag_in_prompt': self.reasoning.open_tag_in_prompt,
                 'thinking_switches': list(self.reasoning.thinking_switches)},
             'tool_calls': None if self.tools is None else {
-                'family': self.tools.base.__name__, **self.tools.attrs},
+                'family': self.tools.base.__name__,
+                **{k: list(v) if isinstance(v, tuple) else v for k, v in self.tools.attrs.items()}},
             'proved_on': {'renderings': self.renderings, 'settings': list(self.settings),
                           'chunk_sizes': [s or 'whole' for s in PROOF_CHUNK_SIZES]},
             'notes': list(self.notes),

@@ -7,7 +7,8 @@ from typing import Any
 __all__ = ['python_source']
 
 _MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser',
-            'PythonicToolParser': 'lmparse.tools.pythonic', 'SectionToolParser': 'lmparse.tools.sections'}
+            'PythonicToolParser': 'lmparse.tools.pythonic', 'SectionToolParser': 'lmparse.tools.sections',
+            'JsonHeaderToolParser': 'lmparse.tools.json_header', 'BraceCallToolParser': 'lmparse.tools.brace_call'}
 
 
 def _class_prefix(name: str) -> str:
