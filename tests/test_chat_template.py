@@ -74,11 +74,16 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'function_name_end': '">', 'arg_open': '<param name="', 'arg_name_end': '">', 'value_open': None,
         'arg_value_close_tag': '</param>', 'function_close': None, 'tool_close_tag': '</function>',
         'strip_value_newlines': False, 'multiple_calls': False}),
+    # attribute-named markup: the DSML family (tried before the XML-like reading of the same text)
     'xml_invoke_parameter': (THINK_PROMPT, {
-        'family': 'XmlToolParser', 'tool_open_tag': '<minimax:tool_call>', 'function_open': '<invoke name="',
-        'function_name_end': '">', 'arg_open': '<parameter name="', 'arg_name_end': '">', 'value_open': None,
-        'arg_value_close_tag': '</parameter>', 'function_close': '</invoke>', 'tool_close_tag': '</minimax:tool_call>',
-        'strip_value_newlines': False, 'multiple_calls': True}),
+        'family': 'DsmlToolParser', 'dsml_token': '', 'tool_calls_block_name': 'minimax:tool_call', 'block_lead': '',
+        'invoke_element': 'invoke', 'parameter_element': 'parameter', 'call_name_attribute': 'name',
+        'parameter_key_attribute': 'name', 'string_attribute': None, 'schema_typed_values': True}),
+    'dsml_typed': ({**THINK_PROMPT, 'thinking_switches': ['thinking']}, {
+        'family': 'DsmlToolParser', 'dsml_token': '｜DSML｜', 'tool_calls_block_name': 'function_calls',
+        'block_lead': '\n\n', 'invoke_element': 'invoke', 'parameter_element': 'parameter',
+        'call_name_attribute': 'name', 'parameter_key_attribute': 'name', 'string_attribute': 'string',
+        'string_attribute_values': ['true']}),
     'sections_call_id': (THINK_PROMPT, {
         'family': 'SectionToolParser', 'section_begin': '<|tool_calls_section_begin|>',
         'section_end': '<|tool_calls_section_end|>', 'call_begin': '<|tool_call_begin|>',
@@ -317,7 +322,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
-                                  'brace_calls'])
+                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

@@ -12,16 +12,14 @@ and marker soup keeps every streaming invariant.
 Built-in dialects whose syntax no test template expresses, and why:
 the recovery rules of some built-ins (Qwen3-Coder's bare ``<function=``, GLM's
 ``value_end_tags``) are beyond what a template shows, so only well-formed
-output is compared; MiniMax M2's ``<invoke name="..">`` markup derives onto the
-XML-like family (the built-in reads it on the attribute-named family);
+output is compared;
 Mistral's bench fixtures are compared under two templates (envelope arrays
 before v11, ``[TOOL_CALLS]NAME[ARGS]{...}`` name headers after), not in the
 property lane, whose Mistral outputs mix both layouts in one output;
 Gemma 4's brace calls derive (tests/data/templates/brace_calls.jinja) but the
 built-in also reads a bare ``:`` call prefix some checkpoints write and its
 fixtures carry the ``<|channel>thought`` reasoning channel, which derivation
-does not read (its open marker ends in a word and a newline); DSML (DeepSeek
-V3.2: the ``string="true|false"`` attribute is per value type),
+does not read (its open marker ends in a word and a newline);
 recipient channels and Harmony have no derivation yet (see the report of issue 32).
 """
 from __future__ import annotations
@@ -56,6 +54,7 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'glm47': ('xml_arg_key_value', 'default'),
     'minicpm5': ('xml_name_attribute', None),
     'minimax_m2': ('xml_invoke_parameter', 'minimax_m2'),
+    'deepseek-v32': ('dsml_typed', 'deepseek-v32'),
     'kimi_k2': ('sections_call_id', 'default'),
     'deepseek-v3': ('sections_fenced', 'deepseek_r1'),
     'deepseek-v31': ('sections_name', 'deepseek-v31'),

@@ -45,6 +45,7 @@ from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
 from lmparse.tools.brace_call import BraceCallToolParser
+from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.pythonic import PythonicToolParser
@@ -613,15 +614,66 @@ def _derive_brace(outputs: dict[str, str]) -> ToolDeclaration | None:
     return ToolDeclaration('brace call', BraceCallToolParser, attrs)
 
 
-def _derive_tools(outputs: dict[str, str]) -> ToolDeclaration:
-    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace):
+_ELEMENT = r'(?P<el>[A-Za-z_][\w.-]*) (?P<attr>[\w:-]+)="{value}"(?P<rest>[^<>]*)>'
+
+
+def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
+    """Attribute-named markup: ``<TOKEN BLOCK><TOKEN invoke name="N"><TOKEN parameter name="K" [string="true"]>V
+    </TOKEN parameter></TOKEN invoke></TOKEN BLOCK>`` (DeepSeek V3.2 DSML, MiniMax M2): DsmlToolParser."""
+    one = outputs['one call']
+    invoke = re.search(r'<(?P<tok>[^<>\s"=]*?)' + _ELEMENT.format(value='get_weather'), one)
+    if invoke is None or invoke.group('rest').strip():
+        return None
+    tok = invoke.group('tok')
+    params = {key: re.compile('<' + re.escape(tok) + _ELEMENT.format(value=key)).search(one, invoke.end())
+              for key in ('city', 'days')}
+    block = None
+    for found in re.finditer('<' + re.escape(tok) + r'(?P<block>[^<>\s/]+)>', one[:invoke.start()]):
+        block = found
+    if block is None or not all(params.values()):
+        return None
+    city, days = params['city'], params['days']
+    assert city is not None and days is not None
+    if (city.group('el'), city.group('attr')) != (days.group('el'), days.group('attr')):
+        return None
+    # whitespace the template always writes before the block belongs to its open tag (DeepSeek's '\n\n')
+    lead = one[:block.start()][len(one[:block.start()].rstrip()):]
+    beside = outputs.get('content+call', '')
+    tag = beside.find(block.group(0))
+    if not lead or tag < 0 or beside[:tag][len(beside[:tag].rstrip()):] != lead:
+        lead = ''
+    attrs: dict[str, Any] = {
+        'dsml_token': tok, 'tool_calls_block_name': block.group('block'), 'block_lead': lead,
+        'invoke_element': invoke.group('el'), 'parameter_element': city.group('el'),
+        'call_name_attribute': invoke.group('attr'), 'parameter_key_attribute': city.group('attr')}
+    typed = [re.fullmatch(r'\s*([\w:-]+)="([^"]*)"\s*', p.group('rest')) for p in (city, days)]
+    if typed[0] and typed[1] and typed[0].group(1) == typed[1].group(1) and typed[0].group(2) != typed[1].group(2):
+        attrs['string_attribute'] = typed[0].group(1)
+        attrs['string_attribute_values'] = (typed[0].group(2),)
+    elif not city.group('rest').strip() and not days.group('rest').strip():
+        attrs['string_attribute'] = None
+        attrs['schema_typed_values'] = True  # no type marker: the request's schema types each value
+    else:
+        return None
+    return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
+
+
+def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
+    """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
+    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic):
         decl = derive(outputs)
         if decl is not None:
-            return decl
-    decl = _derive_pythonic(outputs)
-    if decl is not None:
-        return decl
-    return _derive_xml(outputs)
+            return [decl]
+    out = []
+    dsml = _derive_dsml(outputs)
+    if dsml is not None:
+        out.append(dsml)
+    try:
+        out.append(_derive_xml(outputs))
+    except TemplateDerivationError:
+        if not out:
+            raise
+    return out
 
 
 # ---- classes, proof ----------------------------------------------------------------------------------
@@ -814,22 +866,32 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         raise TemplateDerivationError('rendering', 'no thinking setting renders the tool-call turns as a '
                                                    'continuation of its generation prompt')
     outputs = {r.turn.label: _strip_reasoning(r.output, reasoning) for r in base}
-    tools: ToolDeclaration | None = None
+    candidates: list[ToolDeclaration | None] = [None]
     if 'get_weather' not in outputs['one call']:
         notes.append('tool calls: the template does not render assistant tool_calls; no tool parser')
     else:
-        tools = _derive_tools(outputs)
-    if reasoning is None and tools is None:
+        candidates = list(_tool_candidates(outputs))
+    if reasoning is None and candidates == [None]:
         raise TemplateDerivationError('template', 'the template renders neither reasoning nor tool calls: '
                                                   'nothing to derive')
     origin = tpl.origin
     r_cls = _reasoning_class(reasoning, origin) if reasoning is not None else None
-    t_cls = _tool_class(tools, origin) if tools is not None else None
     every = [r for outs in by_setting.values() for r in outs]
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
         notes.append(f'content: the template drops the content of {", ".join(dropped)}')
-    _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)
+    first_failure: TemplateDerivationError | None = None
+    for tools in candidates:
+        t_cls = _tool_class(tools, origin) if tools is not None else None
+        try:
+            _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)
+        except TemplateDerivationError as err:
+            first_failure = first_failure or err
+            continue
+        break
+    else:
+        assert first_failure is not None
+        raise first_failure
     if string_arguments:
         notes.append('tool calls: the template renders arguments given as a JSON string (not as a dict)')
     return DerivedDialect(origin, r_cls, t_cls, reasoning, tools, tuple(notes),

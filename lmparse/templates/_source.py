@@ -8,7 +8,8 @@ __all__ = ['python_source']
 
 _MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser',
             'PythonicToolParser': 'lmparse.tools.pythonic', 'SectionToolParser': 'lmparse.tools.sections',
-            'JsonHeaderToolParser': 'lmparse.tools.json_header', 'BraceCallToolParser': 'lmparse.tools.brace_call'}
+            'JsonHeaderToolParser': 'lmparse.tools.json_header', 'BraceCallToolParser': 'lmparse.tools.brace_call',
+            'DsmlToolParser': 'lmparse.tools.dsml'}
 
 
 def _class_prefix(name: str) -> str:
