@@ -734,7 +734,9 @@ def _run(cls: type[BaseResponseParser], setting: dict[str, Any], text: str, size
     parser = cls(request)
     chunks = [text[i:i + size] for i in range(0, len(text), size)] if size else [text]
     chunks = chunks or ['']
-    content, reasoning, deltas = [], [], []
+    content: list[str] = []
+    reasoning: list[str] = []
+    deltas: list[Any] = []
     for i, chunk in enumerate(chunks):
         for message, _ in parser.stream_chunk(chunk, [], final=i == len(chunks) - 1):
             content.append(message.content or '')

@@ -114,9 +114,8 @@ class ChatTemplate:
 def _token_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, dict) and isinstance(value.get('content'), str):
-        return value['content']
-    return None
+    content = value.get('content') if isinstance(value, dict) else None
+    return content if isinstance(content, str) else None
 
 
 def _special_tokens(config: dict[str, Any]) -> dict[str, str]:
