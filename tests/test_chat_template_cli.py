@@ -109,3 +109,12 @@ def test_derive_prints_a_dialect_module(capsys: Any, tmp_path: Path) -> None:
     assert code == 1 and 'nothing to derive' in err
     code, _, err = run(capsys, 'derive', str(tmp_path / 'nope.jinja'))
     assert code == 1 and 'neither Jinja source nor an existing file' in err
+
+
+def test_serve_takes_the_chat_template(model: Path) -> None:
+    from lmparse.cli import _parser_class, build_parser
+
+    args = build_parser().parse_args(['serve', '--chat-template', str(model), '--port', '0'])
+    cls = _parser_class(args)
+    assert cls.tool_parser_cls.tool_open_tag == '<|fn|>'
+    assert cls.reasoning_parser_cls.reasoning_open_tag == '<|reason|>'

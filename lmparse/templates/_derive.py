@@ -14,15 +14,26 @@
    sequence and is cut.
 2. **Infer.** Reasoning: the text between the reasoning and the content is
    the close marker, its mirror before the reasoning the open marker; whether
-   the generation prompt already ends with it gives ``open_tag_in_prompt`` /
-   ``thinking_switches``. Tool calls: a JSON value holding the call's name and
-   its arguments as an object is a JSON envelope (:class:`JsonToolParser`:
-   the text around it gives the block's markers, a JSON array of envelopes
-   ``envelope_array``); otherwise the name, each argument name and each value
-   found in order give XML-like markup (:class:`XmlToolParser`: the markers
-   between them are the function / argument / value markers; the renderings
-   without arguments and with two calls say where the call and the block end
-   and whether one block holds several calls).
+   the generation prompt already ends with it (per thinking setting) gives
+   ``open_tag_in_prompt`` / ``thinking_switches``. Tool calls, tried in this
+   order on the renderings of one call, two calls and a call without
+   arguments (the text around them gives the markers):
+
+   - a JSON value holding the name and the arguments object: a JSON envelope
+     (:class:`JsonToolParser`; a JSON array of them ``envelope_array``);
+   - the arguments object after special-token markers around a header (the
+     name, ``functions.NAME:IDX``, or the call type with the name after it,
+     maybe in a code fence): sections (:class:`SectionToolParser`);
+   - ``OPEN NAME [ID_MARKER ID] ARG_MARKER {args}``: a name header
+     (:class:`JsonHeaderToolParser`);
+   - ``NAME{key:DELIM text DELIM,...}``: brace calls (:class:`BraceCallToolParser`);
+   - ``NAME(key=value, ...)`` with Python or JSON literals: pythonic calls
+     (:class:`PythonicToolParser`);
+   - ``<TOKEN invoke name="NAME">`` / ``<TOKEN parameter name="KEY" [type attribute]>``:
+     attribute-named markup (:class:`DsmlToolParser`), and else the name,
+     each argument name and each value found in order: XML-like markup
+     (:class:`XmlToolParser`; the markers between them are the function /
+     argument / value markers).
 3. **Prove.** The declarations become classes on those compiled families and
    parse every rendering back, streamed at 1, 4 and 16 characters and whole,
    under a request carrying the setting's thinking switch and the tools'
