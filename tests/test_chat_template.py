@@ -102,6 +102,12 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
                           'argument_marker': '[ARGS]'}),
     'brace_calls': (None, {'family': 'BraceCallToolParser', 'tool_open_tag': '<|tool_call>',
                            'tool_close_tag': '<tool_call|>', 'string_delimiter': '<|"|>', 'call_prefixes': ['call:']}),
+    'json_array_framed': (
+        {'open': '<|START_THINKING|>', 'close': '<|END_THINKING|>', 'message_field': 'reasoning_content',
+         'open_tag_in_prompt': False, 'thinking_switches': []},
+        {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>', 'tool_close_tag': '<|END_ACTION|>',
+         'name_field': 'tool_name', 'argument_field': 'parameters', 'envelope_array': True,
+         'content_markers': ['<|START_RESPONSE|>', '<|END_RESPONSE|>']}),
     'pythonic_tags': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|tool_call_start|>',
                              'tool_close_tag': '<|tool_call_end|>', 'json_literals': True}),
     'pythonic_no_brackets': (THINK_PROMPT, {'family': 'PythonicToolParser', 'tool_open_tag': '<function_calls>',
@@ -124,6 +130,7 @@ def test_derived_declarations(name: str) -> None:
     assert summary['reasoning'] == reasoning
     assert summary['tool_calls'] == tools
     assert summary['proved_on']['chunk_sizes'] == [1, 4, 16, 'whole']
+    assert summary['content_markers'] == (tools or {}).get('content_markers', [])
 
 
 def test_every_template_file_is_covered() -> None:
@@ -174,6 +181,10 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         'Hmm.</think>\n\nSure.\n\n<tool_call>lookup\n<arg_key>city</arg_key>\n<arg_value>北京</arg_value>\n'
         '</tool_call>',
         ('\n\nSure.\n\n', 'Hmm.', [('lookup', {'city': '北京'})])),
+    'json_array_framed': (
+        '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "forecast", '
+        '"parameters": {"city": "Lima"}}]<|END_ACTION|><|START_RESPONSE|>Done <b>.<|END_RESPONSE|>',
+        ('Done <b>.', 'Plan.', [('forecast', {'city': 'Lima'})])),
     'pythonic_tags': (
         'Calling.<|tool_call_start|>[forecast(city="Rome", days=3), lookup(flags=[true, null])]<|tool_call_end|>',
         ('Calling.', None, [('forecast', {'city': 'Rome', 'days': 3}), ('lookup', {'flags': [True, None]})])),
@@ -322,7 +333,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
-                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter'])
+                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

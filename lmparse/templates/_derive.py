@@ -206,11 +206,16 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
             skipped.append(turn.label)
             continue
         raw.append((turn, full[len(prompt):]))
-    end = len(_common_suffix([text for _, text in raw])) if len(raw) > 1 else 0
+    suffix = _common_suffix([text for _, text in raw]) if len(raw) > 1 else ''
+    if suffix and any(_PARTIAL_MARKER.search(text, 0, len(text) - len(suffix)) for _, text in raw) \
+            and suffix.find('<') > 0:
+        # the shared end starts inside different markers (<|END_RESPONSE|> / <|END_ACTION|>) before a whole
+        # shared one (<|END_OF_TURN|>): only the whole one is the stop sequence
+        suffix = suffix[suffix.find('<'):]
     out = []
     for turn, text in raw:
-        cut = len(text) - end
-        # turns may stop on different markers (<|eot_id|> / <|eom_id|>): never cut inside one
+        cut = len(text) - len(suffix)
+        # nothing whole is shared: each turn stops on its own marker (<|eot_id|> / <|eom_id|>), never cut inside one
         partial = _PARTIAL_MARKER.search(text, 0, cut)
         out.append(Rendered(turn, setting, prompt, text[:partial.start() if partial else cut]))
     return out, skipped
@@ -267,6 +272,9 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
             if not between:
                 raise TemplateDerivationError('reasoning', 'nothing separates the reasoning from the content '
                                                            '(no close marker)')
+            pieces = [p for p in _SPECIAL.split(between) if p.strip()]
+            if len(pieces) > 1 and _SPECIAL.fullmatch(pieces[0]):
+                between = pieces[0]  # the close marker; what follows frames the answer (content markers)
             before = full[:i].rstrip()
             found = next((m for m in _mirror(between) if before.endswith(m)), None)
             if found is None:
@@ -697,10 +705,26 @@ class DerivedReasoningParser(ReasoningParser):
         return None
 
 
-def _reasoning_class(decl: ReasoningDeclaration, origin: str) -> type[ReasoningParser]:
+def _content_markers(outputs: list[Rendered], reasoning: ReasoningDeclaration | None) -> tuple[str, ...]:
+    """Markers the template writes around the answer (``<|START_RESPONSE|>`` ... ``<|END_RESPONSE|>``)."""
+    turn = next((r for r in outputs if r.turn.label == 'content'), None)
+    if turn is None:
+        return ()
+    text = _strip_reasoning(turn.output, reasoning)
+    i = text.find(CONTENT)
+    if i < 0:
+        return ()
+    found = [m for m in (text[:i].strip(), text[i + len(CONTENT):].strip()) if m]
+    if not all(_SPECIAL.fullmatch(m) for m in found):
+        return ()  # not single markers: the proof says whether the text around the answer is a problem
+    return tuple(found)
+
+
+def _reasoning_class(decl: ReasoningDeclaration, origin: str,
+                     content_markers: tuple[str, ...] = ()) -> type[ReasoningParser]:
     attrs: dict[str, Any] = {'reasoning_open_tag': decl.open_tag, 'reasoning_close_tag': decl.close_tag,
                              'open_tag_in_prompt': decl.open_tag_in_prompt,
-                             'thinking_switches': decl.thinking_switches,
+                             'thinking_switches': decl.thinking_switches, 'content_markers': content_markers,
                              '__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {origin}.'}
     return type('DerivedReasoningParser', (DerivedReasoningParser,), attrs)
 
@@ -808,6 +832,7 @@ class DerivedDialect:
     reasoning: ReasoningDeclaration | None
     tools: ToolDeclaration | None
     notes: tuple[str, ...] = ()
+    content_markers: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     renderings: int = 0
 
@@ -826,6 +851,7 @@ class DerivedDialect:
             'tool_calls': None if self.tools is None else {
                 'family': self.tools.base.__name__,
                 **{k: list(v) if isinstance(v, tuple) else v for k, v in self.tools.attrs.items()}},
+            'content_markers': list(self.content_markers),
             'proved_on': {'renderings': self.renderings, 'settings': list(self.settings),
                           'chunk_sizes': [s or 'whole' for s in PROOF_CHUNK_SIZES]},
             'notes': list(self.notes),
@@ -887,14 +913,19 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if reasoning is None and candidates == [None]:
         raise TemplateDerivationError('template', 'the template renders neither reasoning nor tool calls: '
                                                   'nothing to derive')
+    markers = _content_markers(base, reasoning)
+    if markers:
+        notes.append(f'content: the template frames the answer in {" ... ".join(markers)} (content markers)')
     origin = tpl.origin
-    r_cls = _reasoning_class(reasoning, origin) if reasoning is not None else None
+    r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     every = [r for outs in by_setting.values() for r in outs]
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
         notes.append(f'content: the template drops the content of {", ".join(dropped)}')
     first_failure: TemplateDerivationError | None = None
     for tools in candidates:
+        if tools is not None and markers:
+            tools = ToolDeclaration(tools.family, tools.base, {**tools.attrs, 'content_markers': markers})
         t_cls = _tool_class(tools, origin) if tools is not None else None
         try:
             _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)
@@ -907,6 +938,6 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         raise first_failure
     if string_arguments:
         notes.append('tool calls: the template renders arguments given as a JSON string (not as a dict)')
-    return DerivedDialect(origin, r_cls, t_cls, reasoning, tools, tuple(notes),
+    return DerivedDialect(origin, r_cls, t_cls, reasoning, tools, tuple(notes), markers,
                           tuple(k for k, v in by_setting.items() if v), len(every))
 

@@ -53,6 +53,8 @@ def python_source(dialect: Any, name: str) -> str:
             attrs['open_tag_in_prompt'] = False
         if r.thinking_switches:
             attrs['thinking_switches'] = r.thinking_switches
+        if dialect.content_markers:
+            attrs['content_markers'] = dialect.content_markers
         lines += [f'@ReasoningParserManager.register_module({name!r})',
                   f'class {prefix}ReasoningParser(ReasoningParser):',
                   f'    """{r.open_tag} ... {r.close_tag} (the template\'s {r.field!r} message field)."""', '',
