@@ -100,7 +100,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
                           'open_tag_in_prompt': False, 'thinking_switches': []},
                          {'family': 'JsonHeaderToolParser', 'tool_open_tag': '[TOOL_CALLS]', 'tool_close_tag': None,
                           'argument_marker': '[ARGS]'}),
-    'brace_calls': (None, {'family': 'BraceCallToolParser', 'tool_open_tag': '<|tool_call>',
+    'brace_calls': ({'open': '<|channel>thought\n', 'close': '<channel|>', 'message_field': 'reasoning_content',
+                     'open_tag_in_prompt': False, 'thinking_switches': []}, {'family': 'BraceCallToolParser', 'tool_open_tag': '<|tool_call>',
                            'tool_close_tag': '<tool_call|>', 'string_delimiter': '<|"|>', 'call_prefixes': ['call:']}),
     'json_array_framed': (
         {'open': '<|START_THINKING|>', 'close': '<|END_THINKING|>', 'message_field': 'reasoning_content',

@@ -226,6 +226,9 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
 _LAST_MARKER = re.compile(r'(<\|[^<>|]*\|>|<[^<>\s]+>|\[[^\[\]\s]+\]|◁[^◁▷]*▷)$')
 
 
+_LABELLED_MARKER = re.compile(r'(?:<\|[^<>|]*\|?>|<[^<>\s]+>|\[[^\[\]\s]+\])[A-Za-z_]\w{0,23}[ \t]*\n?$')
+
+
 def _mirror(close: str) -> list[str]:
     """Open markers a close marker implies: '</think>' -> '<think>', '<|END_X|>' -> '<|START_X|>'."""
     out = []
@@ -280,6 +283,11 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
             if found is None:
                 last = _LAST_MARKER.search(before)
                 found = last.group(1) if last else None
+            if found is None:
+                # a marker and a channel label: Gemma 4's '<|channel>thought\n' (the label and its newline belong
+                # to the open marker, never to the reasoning)
+                labelled = _LABELLED_MARKER.search(full, 0, i)
+                found = labelled.group(0) if labelled else None
             if found is None:
                 raise TemplateDerivationError('reasoning', f'the reasoning closes with {between!r}, but no marker '
                                                            f'right before it opens it ({before[-40:]!r})')
