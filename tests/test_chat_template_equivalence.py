@@ -9,17 +9,27 @@ valid outputs generated from the built-in dialect's markers parse to exactly
 the generated calls and text under the derived parsers too, in any chunking,
 and marker soup keeps every streaming invariant.
 
-Built-in dialects whose syntax no test template expresses, and why:
-the recovery rules of some built-ins (Qwen3-Coder's bare ``<function=``, GLM's
-``value_end_tags``) are beyond what a template shows, so only well-formed
-output is compared;
+Covered: qwen3, internlm, llama3, jamba, qwen3coder, glm47, minicpm5, lfm2,
+olmo3 (property lane), minimax_m2, kimi_k2, deepseek-v3, deepseek-v31,
+deepseek-v32, mistral and gemma4 (bench fixtures) with the template files under
+tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
+spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
+with inline templates (the end of this file).
+
+Limits: the recovery rules of some built-ins (Qwen3-Coder's bare
+``<function=``, GLM's ``value_end_tags``) are beyond what a template shows, so
+only well-formed output is compared;
 Mistral's bench fixtures are compared under two templates (envelope arrays
 before v11, ``[TOOL_CALLS]NAME[ARGS]{...}`` name headers after), not in the
 property lane, whose Mistral outputs mix both layouts in one output;
 Gemma 4 is compared on its bench fixtures only: the built-in also reads a bare
 ``:`` call prefix some checkpoints write, which the property lane generates and
 a template never shows;
-recipient channels and Harmony have no derivation yet (see the report of issue 32).
+not derived (so not compared): bare JSON / bare pythonic lists with no marker
+(llama3_json, pythonic, xlam), name-keyed envelopes (apertus), reasoning
+markers that are prose (granite), recipient channels (beam, muse), Harmony,
+Kimi K3's XTML, MiniMax M3's namespace elements, and dialects with their own
+framing (cohere, ernie, hunyuan, inkling, plamo, hy_v3, k2_horizon, step3).
 """
 from __future__ import annotations
 
@@ -200,3 +210,113 @@ def test_property_lane_marker_soup(tool: str) -> None:
 def test_registrations_do_not_leak() -> None:
     assert not [n for n in ToolParserManager.names() if n.startswith('derived-test-')]
     assert not [n for n in ReasoningParserManager.names() if n.startswith('derived-test-')]
+
+
+# ---- more built-in dialects: inline templates in their syntax -------------------------------------------
+# Each is a small chat template written here in the dialect's syntax (markers from the dialect's module
+# docstring / its bench fixtures), reasoning as the built-in reasoning parser behaves: 'prompt' (the
+# generation prompt opens it), 'switch' (opened when thinking / enable_thinking is on), 'unless-off'
+# (opened unless one of them is false) or None.
+
+NL = "{{ '\\n' }}"
+VALUE = "{{ v if v is string else v | tojson }}"
+
+
+def _json_calls(open_tag: str, close: str, field: str = 'arguments', inner: str = NL) -> str:
+    return ("{% for c in message.tool_calls or [] %}" + NL + open_tag + inner
+            + '{"name": {{ c.function.name | tojson }}, "' + field + '": {{ c.function.arguments | tojson }}}'
+            + (inner if close else '') + close + "{% endfor %}")
+
+
+def _glm_calls(open_tag: str, close: str, sep: str = NL) -> str:
+    return ("{% for c in message.tool_calls or [] %}" + NL + open_tag + "{{ c.function.name }}"
+            + "{% for k, v in c.function.arguments.items() %}" + sep + "<arg_key>{{ k }}</arg_key>" + sep
+            + "<arg_value>" + VALUE + "</arg_value>{% endfor %}" + sep + close + "{% endfor %}")
+
+
+def _coder_calls(value_nl: bool) -> str:
+    pad = NL if value_nl else ''
+    return ("{% for c in message.tool_calls or [] %}" + NL + "<tool_call>" + NL + "<function={{ c.function.name }}>"
+            + "{% for k, v in c.function.arguments.items() %}" + NL + "<parameter={{ k }}>" + pad + VALUE + pad
+            + "</parameter>{% endfor %}" + NL + "</function>" + NL + "</tool_call>{% endfor %}")
+
+
+def _dsml_calls(token: str, block: str, typed: bool, lead: str) -> str:
+    string = ' string="{{ \'true\' if v is string else \'false\' }}"' if typed else ''
+    return ("{% if message.tool_calls %}" + lead + f"<{token}{block}>"
+            + "{% for c in message.tool_calls %}" + NL + f'<{token}invoke name="{{{{ c.function.name }}}}">'
+            + "{% for k, v in c.function.arguments.items() %}" + NL + f'<{token}parameter name="{{{{ k }}}}"{string}>'
+            + VALUE + f"</{token}parameter>{{% endfor %}}" + NL + f"</{token}invoke>{{% endfor %}}" + NL
+            + f"</{token}{block}>{{% endif %}}")
+
+
+def _inline(reasoning: tuple[str, str, str] | None, calls: str) -> str:
+    head = ''
+    opened = ''
+    if reasoning is not None:
+        open_tag, close, mode = reasoning
+        on = {'prompt': 'true', 'switch': '(thinking or enable_thinking)',
+              'unless-off': '(thinking is not defined or thinking) and '
+                            '(enable_thinking is not defined or enable_thinking)'}[mode]
+        head = ("{% if " + on + " %}" + open_tag + "{{ message.reasoning_content or '' }}" + close + NL + NL
+                + "{% endif %}")
+        opened = "{% if " + on + " %}" + open_tag + "{% endif %}"
+    return ("{% for message in messages %}<|turn|>{{ message.role }}" + NL
+            + "{% if message.role == 'assistant' %}" + head + "{{ message.content or '' }}" + calls
+            + "{% else %}{{ message.content }}{% endif %}<|end|>" + NL + "{% endfor %}"
+            + "{% if add_generation_prompt %}<|turn|>assistant" + NL + opened + "{% endif %}")
+
+
+THINK_PROMPT = ('<think>', '</think>', 'prompt')
+THINK_SWITCH = ('<think>', '</think>', 'switch')
+# built-in tool dialect -> (built-in reasoning parser, template source)
+INLINE: dict[str, tuple[str | None, str]] = {
+    'trinity': ('default', _inline(THINK_PROMPT, _json_calls('<tool_call>', '</tool_call>'))),
+    'longcat': ('longcat', _inline(('<longcat_think>', '</longcat_think>', 'prompt'),
+                                   _json_calls('<longcat_tool_call>', '</longcat_tool_call>'))),
+    'ling3': ('ling3', _inline(THINK_PROMPT, _glm_calls('<tool_call>', '</tool_call>'))),
+    'poolside_v1': ('poolside_v1', _inline(THINK_SWITCH, _glm_calls('<tool_call>', '</tool_call>'))),
+    'iquest_q1': ('iquest_q1', _inline(('<think>', '</think>', 'unless-off'),
+                                       _glm_calls('<iquest_tool_call>', '</iquest_tool_call>'))),
+    'spark25': (None, _inline(None, _glm_calls('<tool_call>', '</tool_call>', sep=''))),
+    'mimo': ('mimo', _inline(THINK_SWITCH, _coder_calls(False))),
+    'step3p5': ('step3p5', _inline(THINK_PROMPT, _coder_calls(True))),
+    'interns2-preview': ('default', _inline(THINK_PROMPT, _coder_calls(True))),
+    'dots': ('dots', _inline(THINK_PROMPT, _dsml_calls('', 'dots_function_call', False, NL))),
+    'deepseek-v4': ('deepseek-v4', _inline(THINK_SWITCH, _dsml_calls('｜DSML｜', 'tool_calls', True, NL + NL))),
+    'gigachat35': ('gigachat35', _inline(THINK_PROMPT, _dsml_calls('｜GCML｜', 'tool_calls', True, ''))),
+}
+
+
+@pytest.mark.parametrize('tool', sorted(INLINE))
+def test_inline_template_same_as_builtin(tool: str) -> None:
+    """The bench fixtures and the property lane's valid outputs of more built-ins, under the derived dialect."""
+    reasoning, source = INLINE[tool]
+    dialect = derive_dialect(source)
+    ours = dialect.response_parser()
+    fixtures = [f for f in load_all() if f.tool_parser == tool]
+    assert fixtures
+    for fixture in fixtures:
+        builtin = BaseResponseParser.with_parsers(fixture.reasoning_parser, fixture.tool_parser)
+        for size in (1, 16, 0):
+            assert _run(ours, fixture.request, fixture.text, size) == \
+                _run(builtin, fixture.request, fixture.text, size), (fixture.id, size)
+    name = f'derived-test-inline-{tool}'
+    ToolParserManager.register_module(name, module=dialect.tool_parser)
+    if reasoning is not None:
+        ReasoningParserManager.register_module(name, module=dialect.reasoning_parser)
+    derived_cfg = dc.Config(name, 'router', name, name if reasoning else None)
+    builtin_cfg = dc.Config(f'{tool}|{reasoning}', 'router', tool, reasoning)
+    try:
+        for seed in range(30):
+            built = dc.build_router_output(builtin_cfg, random.Random(seed))
+            for chunks in ([built.text], [built.text[i:i + 3] for i in range(0, len(built.text), 3)]):
+                dc.check_text(derived_cfg, built.text, chunks, False, built)
+            ours_result = dc.run_stream(dc.new_parser(derived_cfg), [(built.text, [])], False)
+            theirs = dc.run_stream(dc.new_parser(builtin_cfg), [(built.text, [])], False)
+            assert ours_result.key() == theirs.key(), built.text
+    finally:
+        ToolParserManager.module_dict.pop(name, None)
+        ReasoningParserManager.module_dict.pop(name, None)
+        for key in [k for k in dc._CLASSES if k[0] in (derived_cfg, builtin_cfg)]:
+            dc._CLASSES.pop(key, None)
