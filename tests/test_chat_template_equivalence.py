@@ -28,8 +28,10 @@ a template never shows;
 not derived (so not compared): bare JSON / bare pythonic lists with no marker
 (llama3_json, pythonic, xlam), name-keyed envelopes (apertus), reasoning
 markers that are prose (granite), recipient channels (beam, muse), Harmony,
-Kimi K3's XTML, MiniMax M3's namespace elements, and dialects with their own
-framing (cohere, ernie, hunyuan, inkling, plamo, hy_v3, k2_horizon, step3).
+Kimi K3's XTML, MiniMax M3's namespace elements; and not compared: dialects
+with framing rules of their own (cohere — a Cohere-shaped template does derive,
+tests/data/templates/json_array_framed.jinja —, ernie, hunyuan, inkling, plamo,
+hy_v3, k2_horizon, step3).
 """
 from __future__ import annotations
 
