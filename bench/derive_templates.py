@@ -46,7 +46,7 @@ def measure(path: Path, rounds: int) -> dict[str, Any]:
         summary = dialect.summary()
         outcomes.add(json.dumps(summary, sort_keys=True, ensure_ascii=False) + dialect.python_source('x'))
         row['family'] = summary['tool_calls']['family'] if summary['tool_calls'] else '-'
-        row['reasoning'] = (f"{summary['reasoning']['open']}…{summary['reasoning']['close']}"
+        row['reasoning'] = (f"{summary['reasoning']['open']}…{summary['reasoning']['close']}".replace('\n', '\\n')
                             if summary['reasoning'] else '-')
         row['renderings'] = summary['proved_on']['renderings']
     only = next(iter(outcomes))
