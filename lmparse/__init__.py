@@ -110,6 +110,8 @@ from lmparse.dialects.spark import Spark25ToolParser
 from lmparse.dialects.step import Step3p5ToolParser, Step3ToolParser, StepReasoningParser
 from lmparse.dialects.trinity import TrinityToolParser
 from lmparse.dialects.xlam import XlamToolParser
+# Dialects derived from a chat template (jinja2 is imported only when one is derived).
+from lmparse.templates import TemplateDerivationError, derive_dialect, from_chat_template
 
 __version__ = '0.1.0'
 
@@ -231,6 +233,7 @@ __all__ = [
     'Step3ToolParser',
     'Step3p5ToolParser',
     'StepReasoningParser',
+    'TemplateDerivationError',
     'ToolCall',
     'ToolParser',
     'ToolParserManager',
@@ -240,7 +243,9 @@ __all__ = [
     'XmlToolParser',
     '__version__',
     'compile_response_template',
+    'derive_dialect',
     'dump_tools',
+    'from_chat_template',
     'parsers_for_model',
     'validate_parser_names',
 ]

@@ -1,4 +1,5 @@
-"""lmparse command line: demo, list, which (parsers for a model), parse (replay one raw output) and serve."""
+"""lmparse command line: demo, list, which (parsers for a model), parse (replay one raw output), serve,
+and derive (a dialect from a chat template)."""
 from __future__ import annotations
 
 import argparse
@@ -53,11 +54,13 @@ def _resolve_model(args: argparse.Namespace) -> None:
     """``--model ID`` without parser flags picks the model's parsers (``lmparse which``)."""
     from lmparse.models import UnknownModelError, parsers_for_model
 
-    if args.model and args.response_parser is None and args.reasoning_parser is None and args.tool_parser is None:
+    if args.model and args.response_parser is None and args.reasoning_parser is None and args.tool_parser is None \
+            and not getattr(args, 'chat_template', None):
         try:
             found = parsers_for_model(args.model)
         except (UnknownModelError, ValueError) as err:
             raise CliError(str(err)) from None
+        args.chat_template = found.chat_template  # set when the parsers were derived from the model's template
         args.response_parser = found.response_parser
         args.reasoning_parser, args.tool_parser = found.reasoning_parser, found.tool_parser
         print(f'lmparse: {args.model}: {found.family} -> {" ".join(found.cli_args()) or "no parsers"}',
@@ -71,12 +74,27 @@ def _parser_class(args: argparse.Namespace, tokenizer: Any = None, text: str | N
     when its reasoning close tag comes before any open tag)."""
     from lmparse.server import ReplayError, build_parser_class, parser_class_for_output
 
+    if getattr(args, 'chat_template', None):
+        return _derived_parser_class(args, tokenizer)
     try:
         cls = build_parser_class(args.response_parser, args.reasoning_parser, args.tool_parser, tokenizer,
                                  thinking=args.thinking)
     except ReplayError as err:
         raise CliError(str(err)) from None
     return cls if text is None else parser_class_for_output(cls, text)
+
+
+def _derived_parser_class(args: argparse.Namespace, tokenizer: Any) -> Any:
+    """``--chat-template FILE``: the parsers derived from the template (``lmparse.templates``)."""
+    from lmparse.templates import TemplateDerivationError, from_chat_template
+
+    if args.reasoning_parser or args.tool_parser or args.response_parser not in (None, 'default'):
+        raise CliError('--chat-template derives the parsers: drop --response-parser / --reasoning-parser / '
+                       '--tool-parser')
+    try:
+        return from_chat_template(args.chat_template, tokenizer=tokenizer)
+    except (TemplateDerivationError, ImportError) as err:
+        raise CliError(str(err)) from None
 
 
 def _chunks(text: str, args: argparse.Namespace, tokenizer: Any) -> list[EngineChunk]:
@@ -295,12 +313,51 @@ def _cmd_which(args: argparse.Namespace) -> int:
                                     ensure_ascii=False) + '\n')
         return 0
     sys.stdout.write(f'{found.model}: {found.family} (by {found.matched_by})\n')
-    sys.stdout.write(f'  response parser   {found.response_parser}\n')
-    sys.stdout.write(f'  reasoning parser  {found.reasoning_parser or "-"}\n')
-    sys.stdout.write(f'  tool parser       {found.tool_parser or "-"}\n')
+    if found.chat_template is not None:
+        _write_derived(found.chat_template)
+    else:
+        sys.stdout.write(f'  response parser   {found.response_parser}\n')
+        sys.stdout.write(f'  reasoning parser  {found.reasoning_parser or "-"}\n')
+        sys.stdout.write(f'  tool parser       {found.tool_parser or "-"}\n')
     if found.note:
         sys.stdout.write(f'  note: {found.note}\n')
     sys.stdout.write(f'  lmparse parse OUTPUT {" ".join(found.cli_args())}\n'.replace('  \n', '\n'))
+    return 0
+
+
+def _write_derived(template: str) -> None:
+    from lmparse.templates import derive_dialect
+
+    summary = derive_dialect(template).summary()  # cached: derived once by the lookup
+    reasoning, tools = summary['reasoning'], summary['tool_calls']
+    sys.stdout.write('  reasoning         ' + (f'{reasoning["open"]} ... {reasoning["close"]}' if reasoning else '-')
+                     + '\n')
+    if tools:
+        family = tools.pop('family')
+        sys.stdout.write(f'  tool calls        {family}: '
+                         + ', '.join(f'{k}={v!r}' for k, v in tools.items()) + '\n')
+    else:
+        sys.stdout.write('  tool calls        -\n')
+
+
+def _cmd_derive(args: argparse.Namespace) -> int:
+    import time
+
+    from lmparse.templates import TemplateDerivationError, derive_dialect
+
+    started = time.perf_counter()
+    try:
+        dialect = derive_dialect(args.template)
+        source = dialect.python_source(args.name)
+    except (TemplateDerivationError, ImportError, ValueError) as err:
+        raise CliError(str(err)) from None
+    took = time.perf_counter() - started
+    if args.json:
+        sys.stdout.write(json.dumps({**dialect.summary(), 'seconds': round(took, 3)}, ensure_ascii=False) + '\n')
+    else:
+        sys.stdout.write(source)
+        print(f'lmparse: derived from {dialect.origin} and proved on {dialect.renderings} renderings in '
+              f'{took:.2f} s; save it as a module that lmparse imports to register {args.name!r}', file=sys.stderr)
     return 0
 
 
@@ -514,6 +571,9 @@ def _add_parser_options(p: argparse.ArgumentParser) -> None:
                    help='response parser (default: default; see "lmparse list")')
     p.add_argument('--reasoning-parser', default=None, metavar='NAME', help='reasoning parser, e.g. default')
     p.add_argument('--tool-parser', default=None, metavar='NAME', help='tool parser, e.g. qwen3')
+    p.add_argument('--chat-template', default=None, metavar='FILE',
+                   help='derive the parsers from this chat template (.jinja, tokenizer_config.json or a model '
+                        'folder; needs jinja2), as "lmparse derive" does')
     p.add_argument('--thinking', choices=('auto', 'on'), default='auto',
                    help='auto (default): output starts as content unless the request enables thinking '
                         '(chat_template_kwargs.enable_thinking); a <think> in the output still opens reasoning. '
@@ -559,6 +619,14 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument('model', metavar='MODEL', help='e.g. Qwen/Qwen3-8B, or a folder with tokenizer_config.json')
     which.add_argument('--json', action='store_true', help='print the answer as one JSON object')
     which.set_defaults(func=_cmd_which)
+
+    derive = sub.add_parser('derive', help='derive a dialect from a chat template and print it as Python')
+    derive.add_argument('template', metavar='TEMPLATE',
+                        help='a chat template: .jinja file, tokenizer_config.json, or a model folder')
+    derive.add_argument('--name', default='derived', help='the parser name the printed module registers '
+                                                          '(default: %(default)s)')
+    derive.add_argument('--json', action='store_true', help='print what was derived as one JSON object instead')
+    derive.set_defaults(func=_cmd_derive)
 
     parse = sub.add_parser('parse', help='replay a raw model output through the parsers and adapters')
     parse.add_argument('file', help="raw output text file, or '-' for stdin")

@@ -8,8 +8,11 @@ tool-call and thinking markers (``tokenizer_config.json``,
 (``config.json``'s ``_name_or_path``, the folder's name), ``config.json``'s
 ``model_type``, and last the special tokens of the vocabulary
 (``tokenizer.json`` / ``added_tokens_decoder``). A model nothing identifies,
-or evidence that fits two families equally, raises :class:`UnknownModelError`
-with the closest candidates: never a silent default.
+or evidence that fits two families equally, falls back to the dialect derived
+from the folder's chat template (``lmparse.templates``: accepted only when it
+parses the template's own renderings back; a chat template file is derived
+directly), and otherwise raises :class:`UnknownModelError` with the closest
+candidates: never a silent default.
 """
 from __future__ import annotations
 
@@ -58,9 +61,13 @@ class ModelParsers:
     response_parser: str
     matched_by: str
     note: str = ''
+    # Set when no table row matched and the parsers were derived from this chat template (lmparse.templates).
+    chat_template: str | None = None
 
     def cli_args(self) -> list[str]:
         """The ``lmparse parse`` / ``serve`` flags that select these parsers."""
+        if self.chat_template is not None:
+            return ['--chat-template', self.chat_template]
         args = [] if self.response_parser == 'default' else ['--response-parser', self.response_parser]
         if self.reasoning_parser:
             args += ['--reasoning-parser', self.reasoning_parser]
@@ -71,7 +78,7 @@ class ModelParsers:
     def as_dict(self) -> dict[str, Any]:
         return {'model': self.model, 'family': self.family, 'response_parser': self.response_parser,
                 'reasoning_parser': self.reasoning_parser, 'tool_parser': self.tool_parser,
-                'matched_by': self.matched_by, 'note': self.note}
+                'matched_by': self.matched_by, 'note': self.note, 'chat_template': self.chat_template}
 
 
 class UnknownModelError(LookupError):
@@ -383,11 +390,31 @@ def _from_folder(model: str, folder: Path) -> ModelParsers:
             ambiguous, fam = ambiguous + err.names, None
         if fam is not None:
             return _result(model, fam, 'special tokens of the vocabulary')
+    derived, why = _derived(model, folder) if template else (None, '')
+    if derived is not None:
+        return derived
     if ambiguous:
-        raise UnknownModelError(model, list(dict.fromkeys(ambiguous)), 'its markers fit more than one family')
+        raise UnknownModelError(model, list(dict.fromkeys(ambiguous)), 'its markers fit more than one family' + why)
     if not (tok_config or config or template):
         raise UnknownModelError(model, [], 'the folder has no tokenizer_config.json, config.json or chat template')
-    raise UnknownModelError(model, _closest(folder.resolve().name), 'no known tool-call or thinking markers')
+    raise UnknownModelError(model, _closest(folder.resolve().name), 'no known tool-call or thinking markers' + why)
+
+
+def _derived(model: str, path: Path) -> tuple[ModelParsers | None, str]:
+    """No table row fits: the dialect derived from the chat template (proved by round trip), or why there is none."""
+    from lmparse.templates import TemplateDerivationError, derive_dialect
+
+    try:
+        dialect = derive_dialect(path)
+    except (TemplateDerivationError, ImportError) as err:
+        return None, f'; no dialect derived from its chat template: {err}'
+    what = ' and '.join(part for part, cls in (('reasoning', dialect.reasoning_parser),
+                                                ('tool calls', dialect.tool_parser)) if cls is not None)
+    family = f'derived from the chat template ({what} on {dialect.tools.base.__name__})' if dialect.tools \
+        else f'derived from the chat template ({what})'
+    return ModelParsers(model, family, None, None, 'default', 'no table row; derived from the chat template and '
+                        f'proved on {dialect.renderings} of its renderings',
+                        '; '.join(dialect.notes), chat_template=str(path)), ''
 
 
 def _closest(name: str, n: int = 3) -> list[str]:
@@ -426,6 +453,11 @@ def parsers_for_model(model: str | os.PathLike[str]) -> ModelParsers:
     folder = Path(text).expanduser()
     if folder.is_dir():
         return _from_folder(text, folder)
+    if folder.is_file():  # a chat template (.jinja) or tokenizer_config.json: derive
+        derived, why = _derived(text, folder)
+        if derived is None:
+            raise UnknownModelError(text, [], why.removeprefix('; '))
+        return derived
     hit = _by_name(text)
     if hit is None:
         raise UnknownModelError(text, _closest(text))

@@ -51,6 +51,12 @@ produces:
   not hand to reasoning detectors;
 - gpt-oss (a response parser owning both channels) is not registered.
 
+``--tool-call-parser lmparse-auto`` / ``--reasoning-parser lmparse-auto`` select the dialect derived
+from the served model's chat template (``lmparse.templates``; needs jinja2): :func:`register` sees
+the flag in the process arguments and derives it from ``--chat-template FILE`` or the
+``--model-path`` folder (``LMPARSE_CHAT_TEMPLATE=FILE`` names another template) before SGLang
+starts; a template lmparse cannot derive stops SGLang with the reason.
+
 sglang is imported only by :func:`register`, :func:`detector_classes` and the
 launcher; importing this module needs nothing but lmparse.
 """
@@ -61,7 +67,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ['PREFIX', 'register', 'detector_classes', 'main']
+__all__ = ['AUTO', 'PREFIX', 'register', 'detector_classes', 'main']
 
 PREFIX = 'lmparse-'
 
@@ -271,6 +277,55 @@ def detector_classes() -> tuple[dict[str, type], dict[str, type]]:
     return _build_classes()
 
 
+# ---- lmparse-auto: the dialect derived from the served model's chat template (lmparse.templates) ----
+
+AUTO = PREFIX + 'auto'
+
+
+def _arg(argv: Sequence[str], *flags: str) -> str | None:
+    for i, arg in enumerate(argv):
+        for flag in flags:
+            if arg == flag and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith(flag + '='):
+                return arg[len(flag) + 1:]
+    return None
+
+
+def _auto_source(argv: Sequence[str]) -> Any:
+    """The served model's chat template as SGLang's arguments name it: ``--chat-template FILE``, else the
+    ``--model-path`` folder (a Hub id: its tokenizer files, fetched with huggingface_hub)."""
+    template = _arg(argv, '--chat-template')
+    if template and os.path.isfile(template):
+        return template
+    model = _arg(argv, '--model-path', '--model', '--tokenizer-path')
+    if model is None:
+        raise ValueError('no --model-path to read the chat template from (or set LMPARSE_CHAT_TEMPLATE=FILE)')
+    if os.path.isdir(model):
+        return model
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise ValueError(f'{model!r} is not a local folder and huggingface_hub is not installed '
+                         '(or set LMPARSE_CHAT_TEMPLATE=FILE)') from None
+    return snapshot_download(model, allow_patterns=['tokenizer_config.json', 'chat_template.jinja',
+                                                    'chat_template.json'])
+
+
+def _register_auto(argv: Sequence[str]) -> tuple[str | None, str | None]:
+    """Derive the served model's dialect when ``lmparse-auto`` is selected (at start-up: a template lmparse
+    cannot derive stops SGLang with the reason); its lmparse names, registered before the detectors are built."""
+    if not any(arg == AUTO or arg.endswith('=' + AUTO) for arg in argv):
+        return None, None
+    from lmparse.templates import TemplateDerivationError, register_derived
+
+    try:
+        source = os.environ.get('LMPARSE_CHAT_TEMPLATE') or _auto_source(argv)
+        return register_derived(source)
+    except (TemplateDerivationError, ImportError, ValueError, OSError) as err:
+        raise SystemExit(f'{AUTO}: {err}') from None
+
+
 def register(replace: bool | None = None) -> list[str]:
     """Add ``lmparse-<name>`` detectors to SGLang's registries; with ``replace``, also take over SGLang's names.
 
@@ -283,8 +338,17 @@ def register(replace: bool | None = None) -> list[str]:
 
     if replace is None:
         replace = os.environ.get('LMPARSE_SGLANG_REPLACE', '') == '1'
+    auto_reasoning, auto_tool = _register_auto(sys.argv)
+    if auto_reasoning or auto_tool:
+        _classes.pop('all', None)  # built again with the derived names
     tools, reasoning = _build_classes()
     names = []
+    if auto_tool is not None:
+        FunctionCallParser.ToolCallParserEnum[AUTO] = tools[auto_tool]
+        names.append(AUTO)
+    if auto_reasoning is not None:
+        ReasoningParser.DetectorMap[AUTO] = reasoning[auto_reasoning]
+        names.append(AUTO)
     for name, cls in tools.items():
         FunctionCallParser.ToolCallParserEnum[PREFIX + name] = cls
         names.append(PREFIX + name)

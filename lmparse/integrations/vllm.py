@@ -34,6 +34,11 @@ the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
 is False: for ``tool_choice="required"`` or a named tool the model's native format is parsed
 (vLLM's JSON-list fallback does not apply to these formats).
 
+``lmparse-auto`` (tool and reasoning) is the dialect derived from the served model's chat template
+(``lmparse.templates``; needs jinja2; ``LMPARSE_CHAT_TEMPLATE=FILE`` names another template), derived
+when vLLM checks the parsers against the tokenizer at start-up: a template lmparse cannot derive
+stops the server with the reason.
+
 Not registered: lmparse's ``hf`` / ``response_template`` parsers (they need the served tokenizer's
 ``response_template`` metadata; vLLM's own parsers of that name read it). Not supported through
 this module: gpt-oss (vLLM always builds its own ``HarmonyParser`` for
@@ -61,8 +66,8 @@ from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParser as VllmToolParser
 from vllm.tool_parsers import ToolParserManager
 
-__all__ = ['LmparseReasoningParser', 'LmparseToolParser', 'NOT_REPLACED', 'PREFIX', 'register',
-           'registered_names', 'to_vllm_delta']
+__all__ = ['AUTO', 'LmparseAutoReasoningParser', 'LmparseAutoToolParser', 'LmparseReasoningParser',
+           'LmparseToolParser', 'NOT_REPLACED', 'PREFIX', 'register', 'registered_names', 'to_vllm_delta']
 
 PREFIX = 'lmparse-'
 # vLLM names whose ParserManager composition is model-specific (Harmony, Kimi K3's wrapper,
@@ -488,6 +493,48 @@ def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
     return cls
 
 
+# ---- lmparse-auto: the dialect derived from the served model's chat template (lmparse.templates) ----
+
+AUTO = PREFIX + 'auto'
+
+
+def _auto_names(tokenizer: Any) -> tuple[str | None, str | None]:
+    """(reasoning, tool) lmparse names of the dialect derived from the tokenizer's chat template.
+
+    vLLM builds the composed parser once with the served tokenizer at start-up
+    (``ParserManager.validate_parser_tokenizer``), so a template lmparse cannot
+    derive stops the server there, with the reason.
+    """
+    from lmparse.templates import TemplateDerivationError, register_derived
+
+    try:
+        return register_derived(tokenizer)
+    except (TemplateDerivationError, ImportError) as err:
+        raise ValueError(f'{AUTO}: {err}') from None
+
+
+class LmparseAutoReasoningParser(LmparseReasoningParser):
+    """``lmparse-auto``: the reasoning markers derived from the served model's chat template."""
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        reasoning, _ = _auto_names(tokenizer)
+        if reasoning is None:
+            raise ValueError(f'{AUTO}: the chat template renders no reasoning; drop --reasoning-parser {AUTO}')
+        self.lmparse_reasoning = reasoning
+        super().__init__(tokenizer, *args, **kwargs)
+
+
+class LmparseAutoToolParser(LmparseToolParser):
+    """``lmparse-auto``: the tool-call syntax derived from the served model's chat template."""
+
+    def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
+        _, tool = _auto_names(tokenizer)
+        if tool is None:
+            raise ValueError(f'{AUTO}: the chat template renders no tool calls; drop --tool-call-parser {AUTO}')
+        self.lmparse_tool = tool
+        super().__init__(tokenizer, tools, **kwargs)
+
+
 def registered_names() -> tuple[list[str], list[str]]:
     """(tool names, reasoning names) this module registers with vLLM without replacing: lmparse-<name>."""
     # Not registered: classes the served tokenizer decides (lmparse's hf / response_template read its
@@ -511,6 +558,8 @@ def register(replace: bool | None = None) -> None:
         ToolParserManager.register_module(name, force=True, module=_tool_class(name[len(PREFIX):]))
     for name in reasonings:
         ReasoningParserManager.register_module(name, force=True, module=_reasoning_class(name[len(PREFIX):]))
+    ToolParserManager.register_module(AUTO, force=True, module=LmparseAutoToolParser)
+    ReasoningParserManager.register_module(AUTO, force=True, module=LmparseAutoReasoningParser)
     if replace:
         vllm_tools = set(ToolParserManager.list_registered())
         vllm_reasoning = set(ReasoningParserManager.list_registered())
