@@ -15,7 +15,7 @@ cdef enum:
     SUF_CR = 2
     SUF_CRLF = 3
 
-# What starts at a '<' (the value end markers' lead) inside a value (value_end_at).
+# What starts at a value end marker's first character inside a value (_value_end_at).
 cdef enum:
     VE_MORE = -1   # the text ends before that is known: hold it back
     VE_TEXT = 0    # value text
@@ -84,8 +84,6 @@ cdef class XmlToolParser(ToolParser):
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
     cdef int put_key(self, bint open_string) except -1
-    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2
-    cdef Py_ssize_t find_value_lead(self, str text, Py_ssize_t pos, Py_ssize_t size) except -2
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef bint may_be_null(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1

@@ -70,6 +70,33 @@ cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
     return 0
 
 
+cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
+    """The next offset from ``pos`` where a value end marker may start, or -1."""
+    if e.lead:
+        return _find_char(text, pos, size, e.lead)
+    return _find_any(text, pos, size, e.leads)
+
+
+cdef inline int _value_end_at(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final, bint hold_all,
+                              tuple prefixes) noexcept:
+    """What starts at ``at`` inside a value (VE_*; the rule is in the module docs)."""
+    cdef bint partial = False
+    cdef int r
+    if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
+        return VE_CLOSE
+    r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
+    if r != 0:
+        return VE_CLOSE if r > 0 else VE_MORE
+    if partial and not hold_all:
+        partial = _ends_with_prefix(text, at, size, prefixes)
+    r = _end_at(text, at, size, final, e.function_close, e.block, e.fc_follow, False, &partial)
+    if r == 0:
+        r = _end_at(text, at, size, final, e.block, None, e.block_follow, False, &partial)
+    if r != 0:
+        return VE_END if r > 0 else VE_MORE
+    return VE_MORE if partial and not final else VE_TEXT
+
+
 cdef class XmlToolParser(ToolParser):
     """Shared driver for sequential, function-first, tag-delimited tool calls.
 
@@ -272,7 +299,7 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t pos = 0, r
         cdef int phase
         if (self._phase == PH_ARG_VALUE and not final and not self._payload_closed
-                and self.find_value_lead(text, 0, size) < 0):
+                and _find_lead(self._ends, text, 0, size) < 0):
             # Plain value text (most chunks): no close tag, nothing to hold back.
             if self._mode == M_BUFFERED:
                 held_append(&self._held, text, 0, size)
@@ -492,13 +519,14 @@ cdef class XmlToolParser(ToolParser):
 
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
         """More of the current value from ``pos``: up to its end (then PH_ARG_START) or what may be one."""
-        cdef Py_ssize_t at = self.find_value_lead(text, pos, size), end = size
+        cdef ValueEnds e = self._ends
+        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size
         cdef int ends = VE_TEXT
         while at >= 0:
-            ends = self.value_end_at(text, at, size, final)
+            ends = _value_end_at(e, text, at, size, final, self._hold_all_value_prefixes, self._value_prefixes)
             if ends != VE_TEXT:
                 break
-            at = self.find_value_lead(text, at + 1, size)
+            at = _find_lead(e, text, at + 1, size)
         if at >= 0 and ends != VE_MORE:
             if self._mode == M_UNDECIDED and self._held.len == 0:
                 self.finish_whole(text, pos, at)
@@ -511,31 +539,6 @@ cdef class XmlToolParser(ToolParser):
             end = at  # a possible end: hold it back
         self.value_part(text, pos, end)
         return end
-
-    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2:
-        """What starts at ``at`` inside a value (VE_*; the rule is in the module docs)."""
-        cdef ValueEnds e = self._ends
-        cdef bint partial = False
-        cdef int r
-        if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
-            return VE_CLOSE
-        r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
-        if r != 0:
-            return VE_CLOSE if r > 0 else VE_MORE
-        if partial and not self._hold_all_value_prefixes:
-            partial = _ends_with_prefix(text, at, size, self._value_prefixes)
-        r = _end_at(text, at, size, final, e.function_close, e.block, e.fc_follow, False, &partial)
-        if r == 0:
-            r = _end_at(text, at, size, final, e.block, None, e.block_follow, False, &partial)
-        if r != 0:
-            return VE_END if r > 0 else VE_MORE
-        return VE_MORE if partial and not final else VE_TEXT
-
-    cdef Py_ssize_t find_value_lead(self, str text, Py_ssize_t pos, Py_ssize_t size) except -2:
-        """The next offset from ``pos`` where a value end marker may start, or -1."""
-        if self._ends.lead:
-            return _find_char(text, pos, size, self._ends.lead)
-        return _find_any(text, pos, size, self._ends.leads)
 
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``text[a:b]``, more of the current value (its close tag not seen yet)."""

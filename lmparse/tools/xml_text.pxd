@@ -155,14 +155,14 @@ cdef inline int _follows(str text, Py_ssize_t p, Py_ssize_t size, bint final, ob
         p += 1
     if p == size:
         return 1 if final else -1
-    if block is not None:
-        k = _match_len(text, p, size, <str>block)
-        if k == PyUnicode_GET_LENGTH(block):
-            return 1
-        partial = p + k == size
     for tag in follow:
         k = _match_len(text, p, size, <str>tag)
         if k == PyUnicode_GET_LENGTH(tag):
+            return 1
+        partial |= p + k == size
+    if block is not None:
+        k = _match_len(text, p, size, <str>block)
+        if k == PyUnicode_GET_LENGTH(block):
             return 1
         partial |= p + k == size
     return -1 if partial and not final else 0
