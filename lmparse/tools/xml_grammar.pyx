@@ -487,12 +487,14 @@ cdef class XmlGrammar:
         return p
 
 
-cdef object _declared_tag(getter):
-    """A class's outer tag (a non-empty str) or None."""
+cdef object _declared_tag(type cls, str getter, str attr):
+    """A class's outer tag (a non-empty str) or None; a getter that needs an instance: the attribute."""
     try:
-        tag = getter()
+        tag = getattr(cls, getter)()
     except NotImplementedError:
         return None
+    except TypeError:
+        tag = getattr(cls, attr, None)
     return tag if isinstance(tag, str) and tag else None
 
 
@@ -554,11 +556,11 @@ cdef XmlGrammar _build(type cls):
     fo = g.function_open or None
     e.close_follow = tuple(m for m in (g.arg_open, g.function_close, fo) if m)
     e.fc_follow = (fo,) if fo else ()
-    e.block_follow = (_declared_tag(cls.get_tool_open_tag),)
+    e.block_follow = (_declared_tag(cls, 'get_tool_open_tag', 'tool_open_tag'),)
     e.confirm_close = g.arg_open is not None and not (g.hooks & (XH_ARG_START | XH_CALL_END))
     if e.block_follow[0] is None:
         e.block_follow = ()
-    g.value_ends = _value_ends(e, _declared_tag(cls.get_tool_close_tag))
+    g.value_ends = _value_ends(e, _declared_tag(cls, 'get_tool_close_tag', 'tool_close_tag'))
     bare = cls.bare_call_open
     if bare is not None and (bare != g.function_open or not bare or g.function_name_end is None):
         raise TypeError(f'{cls.__name__}.bare_call_open must be None or function_open ({g.function_open!r}) '
