@@ -17,6 +17,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lmparse import BaseResponseParser, ToolParserManager, XmlToolParser
 from tests.streaming import (
@@ -27,6 +29,7 @@ from tests.streaming import (
     fixed_chunks,
     reconstruct,
     run_case,
+    split_at,
     stream_flagged,
     token_chunks,
     tool_deltas,
@@ -119,6 +122,26 @@ def test_marker_text_in_typed_value(tool: str) -> None:
     assert complete(parser(tool), text).key() == want
     for label, chunks in chunkings(text, markers(cls), n_random=3):
         assert run_case(parser(tool), chunks) == want, label
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_marker_soup_values_any_split(data: Any) -> None:
+    """Values of markers and text in any order (each marker followed by text, maybe after whitespace), cut anywhere."""
+    tool = data.draw(st.sampled_from(sorted(DIALECTS)), label='tool')
+    cls = DIALECTS[tool]
+    piece = st.one_of(st.sampled_from(markers(cls)).map(lambda m: (m, True)),
+                      st.text(st.characters(blacklist_characters='<'), min_size=1, max_size=6).map(lambda t: (t, False)))
+    parts = data.draw(st.lists(piece, max_size=8), label='parts')
+    value = ''
+    for text, is_marker in parts:
+        value += text + (data.draw(st.sampled_from(['', ' ', '\n ', '\t']), label='space') + 'x' if is_marker else '')
+    if cls.strip_value_newlines and value:
+        value = 'v' + value + 'v'  # the template's newline around a value is not part of it
+    text = render(cls, 'f', [('a', value), ('b', 'second')]) + 'tail'
+    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=20), label='cuts')
+    flush = data.draw(st.booleans(), label='empty final chunk')
+    assert run_case(parser(tool), split_at(text, cuts), flush=flush) == expected(value), (tool, value)
 
 
 QWEN_FAMILY = [t for t, c in DIALECTS.items() if c.tool_open_tag == '<tool_call>' and c.function_open == '<function=']
