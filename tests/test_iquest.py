@@ -48,8 +48,14 @@ CASES = [
     case('lookalikes', f'x{C}a <iquest_tool b <tool_call>get_time</tool_call>', 'a <iquest_tool b '
          '<tool_call>get_time</tool_call>', 'x'),
     # truncated / malformed (best effort, the same for every chunking)
-    case('missing-value-close', f'x{C}{TO}search\n<arg_key>query</arg_key>\n<arg_value>abc\n<arg_key>limit'
-         f'</arg_key><arg_value>2</arg_value>{TC}tail', 'tail', 'x', [('search', '{"query": "abc\\n", "limit": 2}')]),
+    case('missing-value-close', f'x{C}{TO}search\n<arg_key>query</arg_key>\n<arg_value>abc\n{TC}', None, 'x',
+         [('search', '{"query": "abc\\n"}')]),
+    # a key marker inside a value cannot be told from a missing close tag: it is text
+    case('key-marker-in-value', f'x{C}{TO}search\n<arg_key>query</arg_key>\n<arg_value>abc\n<arg_key>limit'
+         f'</arg_key><arg_value>2</arg_value>{TC}tail', 'tail', 'x',
+         [('search', '{"query": "abc\\n<arg_key>limit</arg_key><arg_value>2"}')]),
+    case('close-markers-in-value', f'x{C}{TO}search<arg_key>query</arg_key><arg_value>a{TC}b</arg_value>c\n'
+         f'</arg_value>\n{TC}tail', 'tail', 'x', [('search', '{"query": "a</iquest_tool_call>b</arg_value>c\\n"}')]),
     case('truncated-in-value', f'x{C}{TO}search\n<arg_key>query</arg_key>\n<arg_value>ab', None, 'x',
          [('search', '{"query": "ab"}')]),
     case('truncated-in-name', f'x{C}ok{TO}sea', 'ok', 'x'),

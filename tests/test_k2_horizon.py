@@ -74,8 +74,14 @@ CASES = [
     case('no-reasoning-parser', 'ok' + group(call('get_time')), 'ok', None, [('get_time', '{}')],
          reasoning_parser=None),
     # truncated / malformed (best effort, the same for every chunking)
-    case('missing-value-close', f'x{END}{GO}{CO}search{KO}query{KC}{VO}abc{KO}limit{KC}{VO}2{VC}{CC}{GC}tail', 'tail',
-         'x', [('search', '{"query": "abc", "limit": 2}')]),
+    case('missing-value-close', f'x{END}{GO}{CO}search{KO}query{KC}{VO}abc{CC}{GC}tail', 'tail', 'x',
+         [('search', '{"query": "abc"}')]),
+    # a key marker inside a value cannot be told from a missing close tag: it is text
+    case('key-marker-in-value', f'x{END}{GO}{CO}search{KO}query{KC}{VO}abc{KO}limit{KC}{VO}2{VC}{CC}{GC}tail',
+         'tail', 'x', [('search', '{"query": "abc<ifm|arg_key>limit</ifm|arg_key><ifm|arg_value>2"}')]),
+    case('markers-in-value', f'x{END}{GO}{CO}search{KO}query{KC}{VO}a{VC}b{CC}c{GC}d {CO}e{VC}\n{VC}{CC}{GC}tail',
+         'tail', 'x', [('search', '{"query": "a</ifm|arg_value>b</ifm|tool_call>c</ifm|tool_calls>d '
+                                  '<ifm|tool_call>e</ifm|arg_value>\\n"}')]),
     case('truncated-in-value', f'x{END}{GO}\n{CO}search\n{KO}query{KC}\n{VO}ab', None, 'x',
          [('search', '{"query": "ab"}')]),
     case('truncated-in-name', f'x{END}ok{GO}\n{CO}sea', 'ok', 'x'),

@@ -50,8 +50,16 @@ CASES = [
          'Use <function foo> or <function>bar</function>.', None, []),
     Case('with-reasoning', f'Thinking.{THC}' + call('get_time'), None, 'Thinking.', [('get_time', '{}')],
          reasoning='default'),
-    Case('missing-param-close', '<function name="search"><param name="query">abc<param name="limit">2</param></function>x',
-         'x', None, [('search', '{"query": "abc", "limit": 2}')]),
+    Case('missing-param-close', '<function name="search"><param name="query">abc</function>', None, None,
+         [('search', '{"query": "abc"}')]),
+    # marker text inside a value: a close tag is the value's end only when what follows confirms it
+    Case('param-marker-in-value', '<function name="search"><param name="query">abc<param name="limit">2</param>'
+         '</function>x', 'x', None, [('search', '{"query": "abc<param name=\\"limit\\">2"}')]),
+    Case('close-markers-in-value', '<function name="search"><param name="query">a</param>b</function>c'
+         '<function name="d"></param>\n</function>x', 'x', None,
+         [('search', '{"query": "a</param>b</function>c<function name=\\"d\\">"}')]),
+    Case('missing-param-close-text-after', '<function name="search"><param name="query">abc</function>x', None, None,
+         [('search', '{"query": "abc</function>x"}')]),
     Case('truncated-in-value', 'ok<function name="search"><param name="query">ab', 'ok', None,
          [('search', '{"query": "ab"}')]),
     Case('truncated-in-name', 'ok<function name="sea', 'ok', None, []),

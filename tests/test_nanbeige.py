@@ -44,8 +44,12 @@ CASES = [
          chat_template_kwargs={'enable_thinking': False}),
     case('tool-choice-none', f'x{C}ok' + call('get_time'), 'ok' + call('get_time'), 'x', tool_choice='none'),
     # truncated / malformed (best effort, the same for every chunking)
-    case('missing-parameter-close', f'x{C}{TO}\n<function=search>\n<parameter=query>\nabc\n<parameter=limit>\n2\n'
-         f'</parameter>\n</function>\n{TC}after', 'after', 'x', [('search', '{"query": "abc", "limit": 2}')]),
+    case('missing-parameter-close', f'x{C}{TO}\n<function=search>\n<parameter=query>\nabc\n</function>\n{TC}after',
+         'after', 'x', [('search', '{"query": "abc"}')]),
+    # a parameter marker inside a value cannot be told from a missing close tag: it is text
+    case('parameter-marker-in-value', f'x{C}{TO}\n<function=search>\n<parameter=query>\nabc\n<parameter=limit>\n2\n'
+         f'</parameter>\n</function>\n{TC}after', 'after', 'x',
+         [('search', '{"query": "abc\\n<parameter=limit>\\n2"}')]),
     case('truncated-in-value', f'x{C}{TO}\n<function=search>\n<parameter=query>\nabc', None, 'x',
          [('search', '{"query": "abc"}')]),
     case('truncated-in-name', f'x{C}ok{TO}\n<function=sea', 'ok', 'x'),

@@ -91,8 +91,14 @@ CASES = [
          [('search', '{"query": "q"}')], reasoning=None),
     Case('no-tags-is-reasoning', 'Thinking without tags', None, 'Thinking without tags', []),
     # malformed and truncated (best effort, identical for every chunking)
-    Case('missing-parameter-close', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>abc\n<parameter=limit>2'
-         f'</parameter></function>{TC}after', 'after', 'x', [('search', '{"query": "abc", "limit": 2}')]),
+    Case('missing-parameter-close', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>abc\n</function>{TC}after',
+         'after', 'x', [('search', '{"query": "abc"}')]),
+    # a parameter marker inside a value cannot be told from a missing close tag: it is text
+    Case('parameter-marker-in-value', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>abc\n<parameter=limit>2'
+         f'</parameter></function>{TC}after', 'after', 'x', [('search', '{"query": "abc\\n<parameter=limit>2"}')]),
+    Case('close-markers-in-value', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>\na</parameter>b{TC}c'
+         f'</function>d\n</parameter>\n</function>{TC}after', 'after', 'x',
+         [('search', '{"query": "a</parameter>b</seed:tool_call>c</function>d"}')]),
     Case('missing-function-close', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>q</parameter>\n{TC}tail',
          'tail', 'x', [('search', '{"query": "q"}')]),
     Case('truncated-in-value', f'{THO}x{THC}{TO}\n<function=search>\n<parameter=query>abc', None, 'x',

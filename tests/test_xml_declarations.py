@@ -31,8 +31,6 @@ class PyQwen3Coder(XmlToolParser):
     function_close = '</function>'
     multiple_calls = True
     strip_value_newlines = True
-    value_end_tags = ('<parameter=', '</tool_call>')
-    value_ends_at_function_close = True
     bare_call_open = '<function='
 
     tool_open_tag = '<tool_call>'
@@ -47,7 +45,6 @@ class PyGlm47(XmlToolParser):
     arg_name_end = '</arg_key>'
     value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
-    value_end_tags = ('<arg_key>', '</tool_call>')
 
     tool_open_tag = '<tool_call>'
     tool_close_tag = '</tool_call>'

@@ -328,6 +328,8 @@ def test_quoted_value_is_held_until_close() -> None:
     out = tool_deltas(parser.stream_chunk('<tool_call>\n<function=search>\n<parameter=query>\n"a', []))
     assert _args(out) == []
     out = tool_deltas(parser.stream_chunk('\\nb"\n</parameter>\n', []))
+    assert _args(out) == []  # a </parameter> is the value's end once what follows confirms it
+    out = tool_deltas(parser.stream_chunk('<parameter=', []))
     assert _args(out) == ['{"query": "a\\nb"']
 
 

@@ -1,8 +1,11 @@
 """Malformed outputs real models produce, in the XML-like and DSML families.
 
 Each shape recovers the value or call the model clearly meant, ends it at the
-next protocol tag and keeps the text after it; streamed over every chunking,
-the result equals ``parse_complete`` and the expected literal.
+next protocol tag that the text after it confirms (a missing close tag is
+recovered only where no well-formed value could hold the same text within
+that bounded lookahead; elsewhere the marker is value text, see
+tests/test_xml_marker_text.py); streamed over every chunking, the result
+equals ``parse_complete`` and the expected literal.
 Sources: vllm-project/vllm#57699 and #23099 (Qwen3-Coder without
 ``</parameter>``), the GLM-4.5/4.7 chat templates, DeepSeek V3.2's DSML encoding.
 """
@@ -48,26 +51,45 @@ CASES = [
      '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n<function=get_time>\n</function>\n'
      '</tool_call>',
      None, [('get_weather', '{"city": "Paris"}'), ('get_time', '{}')]),
+    # ... before the next <parameter=: the same text as a value that contains a
+    # parameter marker, which is what it is read as (no bounded lookahead tells them apart)
     ('qwen-no-param-close-next-param', 'qwen3coder',
      '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n3\n</parameter>\n</function>\n'
      '</tool_call>x',
-     'x', [('get_weather', '{"city": "Paris", "days": 3}')]),
+     'x', [('get_weather', '{"city": "Paris\\n<parameter=days>\\n3"}')]),
+    # </function> missing too: the block's close tag ends the value when the output ends after it
     ('qwen-no-param-no-function-close', 'qwen3coder',
+     '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>\n',
+     '\n', [('get_weather', '{"city": "Paris"}')]),
+    ('qwen-no-param-no-function-close-next-block', 'qwen3coder',
+     '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>\n<tool_call>\n<function=get_time>\n'
+     '</function>\n</tool_call>x',
+     'x', [('get_weather', '{"city": "Paris"}'), ('get_time', '{}')]),
+    # ... and text after it: the same text as a value that contains </tool_call>
+    ('qwen-no-param-no-function-close-text-after', 'qwen3coder',
      '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>x',
-     'x', [('get_weather', '{"city": "Paris"}')]),
+     None, [('get_weather', '{"city": "Paris\\n</tool_call>x"}')]),
     # a </function> inside a value that more value text follows is data
     ('qwen-function-close-as-data', 'qwen3coder',
      '<tool_call>\n<function=get_weather>\n<parameter=city>\nint f() {}</function> x\n</parameter>\n</function>\n'
      '</tool_call>',
      None, [('get_weather', '{"city": "int f() {}</function> x"}')]),
-    # GLM: the last </arg_value> missing
+    # GLM: the last </arg_value> missing at the end of the output, or before the next block
     ('glm-no-value-close', 'glm47',
+     '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</tool_call>',
+     None, [('get_weather', '{"city": "Paris"}')]),
+    ('glm45-no-value-close-next-block', 'glm45',
+     '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</tool_call>\n<tool_call>get_time\n'
+     '</tool_call>after',
+     'after', [('get_weather', '{"city": "Paris"}'), ('get_time', '{}')]),
+    # ... with text after it, or before the next key: the same text as a value holding those markers
+    ('glm-no-value-close-text-after', 'glm47',
      '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</tool_call>after',
-     'after', [('get_weather', '{"city": "Paris"}')]),
+     None, [('get_weather', '{"city": "Paris</tool_call>after"}')]),
     ('glm45-no-value-close-next-key', 'glm45',
      '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n<arg_key>days</arg_key>\n<arg_value>3'
      '</arg_value>\n</tool_call>after',
-     'after', [('get_weather', '{"city": "Paris\\n", "days": 3}')]),
+     'after', [('get_weather', '{"city": "Paris\\n<arg_key>days</arg_key>\\n<arg_value>3"}')]),
     # DSML: a self-closing invoke is a call without arguments
     ('dsml-self-closing', 'deepseek-v32',
      f'hi\n\n<{D}function_calls>\n<{D}invoke name="get_time"/>\n</{D}function_calls>after',

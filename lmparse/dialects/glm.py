@@ -25,8 +25,6 @@ class Glm47ToolParser(XmlToolParser):
     arg_name_end = '</arg_key>'
     value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
-    # A value whose </arg_value> is missing ends at the next <arg_key> or at </tool_call>.
-    value_end_tags = ('<arg_key>', '</tool_call>')
     structural_tag_model = 'glm_4_7'
 
 

@@ -79,8 +79,6 @@ def hy_markers(suffix: str = HY_TOKEN_SUFFIX, *, tool_sep: bool = True) -> dict[
         'value_open': tag('arg_value'),
         'arg_value_close_tag': close('arg_value'),
         'function_close': close('tool_call'),
-        # A value whose closer is missing ends at the next key, the call's or the block's end.
-        'value_end_tags': (tag('arg_key'), close('tool_call'), close('tool_calls')),
     }
 
 
@@ -127,8 +125,6 @@ class HYV3ToolParser(XmlToolParser):
     value_open = '<arg_value:opensource>'
     arg_value_close_tag = '</arg_value:opensource>'
     function_close = '</tool_call:opensource>'
-    # A value whose closer is missing ends at the next key, the call's or the block's end.
-    value_end_tags = ('<arg_key:opensource>', '</tool_call:opensource>', '</tool_calls:opensource>')
     multiple_calls = True
     # The structural tokens are special tokens: keep them, unspaced.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}

@@ -27,7 +27,6 @@ class IQuestQ1ToolParser(Glm47ToolParser):
 
     tool_open_tag = '<iquest_tool_call>'
     tool_close_tag = '</iquest_tool_call>'
-    value_end_tags = ('<arg_key>', '</iquest_tool_call>')
     # Keep the tags in the decoded text should the tokenizer make them special tokens.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     structural_tag_model = None  # type: ignore[assignment]  # the base's is a str, the family's str | None

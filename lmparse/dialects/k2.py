@@ -62,8 +62,6 @@ class K2HorizonToolParser(XmlToolParser):
     arg_name_end = '</ifm|arg_key>'
     value_open = '<ifm|arg_value>'
     arg_value_close_tag = '</ifm|arg_value>'
-    # A value whose </ifm|arg_value> is missing ends at the next key or at the call's or group's end.
-    value_end_tags = ('<ifm|arg_key>', '</ifm|tool_call>', '</ifm|tool_calls>')
     # The markers are special tokens: keep them in the decoded text.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     structural_tag_model = None  # neither engine builds one for this format

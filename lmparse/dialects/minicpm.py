@@ -45,8 +45,6 @@ class MiniCPM5ToolParser(XmlToolParser):
     arg_open = '<param name="'
     arg_name_end = '">'
     arg_value_close_tag = '</param>'
-    # A value whose </param> is missing ends at the next parameter or the call's end.
-    value_end_tags = ('<param name="', '</function>')
 
 
 _RESERVED = tuple(f'<reserved_{i}>' for i in range(12, 16)) + tuple(f'<|reserved_{i}|>' for i in range(12, 16))

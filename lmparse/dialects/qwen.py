@@ -47,12 +47,6 @@ class Qwen3CoderToolParser(XmlToolParser):
     function_close = '</function>'
     multiple_calls = True
     strip_value_newlines = True
-    # A value whose </parameter> is missing ends at the next <parameter=, at
-    # </tool_call>, or at a structural </function> (one followed by </tool_call>,
-    # another <function= or the end of the output), as vLLM's qwen3_coder
-    # parser recovers it (vllm-project/vllm#23099, #57699).
-    value_end_tags = ('<parameter=', '</tool_call>')
-    value_ends_at_function_close = True
     # The models sometimes drop <tool_call> and write <function=...>...</function>
     # (maybe with an orphan </tool_call>) in plain text; vLLM's and SGLang's
     # qwen3_coder parsers accept it. A call only when it names an offered tool.

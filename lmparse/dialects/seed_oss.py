@@ -26,14 +26,12 @@ class SeedOssToolParser(Qwen3CoderToolParser):
     """``<seed:tool_call><function=NAME><parameter=KEY>V</parameter></function></seed:tool_call>``.
 
     The Qwen3-Coder grammar: one newline around a value is the template's,
-    a missing ``</parameter>`` ends at the next ``<parameter=`` or the block
-    close, and a bare ``<function=NAME>`` call naming an offered tool is a
-    call (vLLM's ``seed_oss`` inherits all three from its Qwen3 parser).
+    and a bare ``<function=NAME>`` call naming an offered tool is a call
+    (vLLM's ``seed_oss`` inherits both from its Qwen3 parser).
     """
 
     tool_open_tag = '<seed:tool_call>'
     tool_close_tag = '</seed:tool_call>'
-    value_end_tags = ('<parameter=', '</seed:tool_call>')
     # The outer tags are special tokens: keep them in the decoded text.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     # xgrammar has no built-in Seed-OSS structural tag (vLLM declares none

@@ -55,6 +55,26 @@ cdef struct XmlStep:
 
 
 @cython.final
+cdef class ValueEnds:
+    # What ends a value in one kind of block (the driver's value scan): its close
+    # tag, or with that missing function_close or the block's close tag; each
+    # only when one of the markers of its follow tuple (the block's close tag
+    # too after the first two) or the end of the output comes next, after at most
+    # 64 whitespace characters. The close tag needs no confirmation when a Python
+    # hook decides what follows a value (confirm_close False).
+    cdef readonly str close
+    cdef readonly str function_close
+    cdef readonly object block
+    cdef readonly tuple close_follow
+    cdef readonly tuple fc_follow
+    cdef readonly tuple block_follow
+    cdef readonly bint confirm_close
+    # the first characters of the three markers; lead: that character when they share one, else 0
+    cdef readonly str leads
+    cdef Py_UCS4 lead
+
+
+@cython.final
 cdef class XmlGrammar:
     cdef readonly str function_open
     cdef readonly str function_name_end
@@ -68,12 +88,10 @@ cdef class XmlGrammar:
     cdef readonly tuple function_close_prefixes
     # the value side, copied into each parser
     cdef readonly str value_close
-    cdef Py_UCS4 value_lead
     cdef tuple value_prefixes
     cdef bint hold_all_value_prefixes
-    # markers that also end a value whose close tag is missing (None: none)
-    cdef readonly tuple value_end_tags
-    cdef readonly bint value_ends_at_function_close
+    # what ends a value in a block closed by the class's close tag (value_ends_for)
+    cdef readonly ValueEnds value_ends
     cdef readonly bint strip_newlines
     # function_open when the dialect declares bare calls (bare_call_open) and no hook; else None
     cdef readonly str bare_open
@@ -85,6 +103,7 @@ cdef class XmlGrammar:
     cdef str leads
 
     cdef Py_UCS4 block_lead(self, object close_tag)
+    cdef ValueEnds value_ends_for(self, object close_tag)
     cdef Py_ssize_t function(self, ToolParser owner, str payload, Py_ssize_t pos, bint final, XmlStep *st) except -2
     cdef Py_ssize_t arg_start(self, ToolParser owner, str payload, Py_ssize_t pos, XmlStep *st) except -2
     cdef Py_ssize_t arg_name(self, ToolParser owner, str payload, Py_ssize_t pos, XmlStep *st) except -2

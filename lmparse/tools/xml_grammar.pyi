@@ -1,9 +1,40 @@
 """Type stub for the compiled ``lmparse.tools.xml_grammar`` module."""
 from typing import final
 
-__all__ = ['XmlGrammar', 'clear_grammar_cache']
+__all__ = ['ValueEnds', 'XmlGrammar', 'clear_grammar_cache']
 
 PHASE_NAMES: tuple[str, ...]
+
+@final
+class ValueEnds:
+    """What ends a value in one kind of block, and what confirms each end (read-only).
+
+    A value ends at its close tag, or with that missing at ``function_close``
+    or the block's close tag; each only when what comes next (after at most
+    64 whitespace characters) is one of its follow markers or the end of the
+    output: ``close_follow`` plus the block's close tag after the close tag
+    (only whitespace confirms it too), ``fc_follow`` plus the block's close tag
+    after ``function_close``, ``block_follow`` after the block's close tag.
+    Otherwise the marker is value text. ``confirm_close`` False: a Python hook
+    decides what follows a value, and the close tag ends it unconfirmed.
+    """
+
+    @property
+    def close(self) -> str | None: ...
+    @property
+    def function_close(self) -> str | None: ...
+    @property
+    def block(self) -> str | None: ...
+    @property
+    def close_follow(self) -> tuple[str, ...]: ...
+    @property
+    def fc_follow(self) -> tuple[str, ...]: ...
+    @property
+    def block_follow(self) -> tuple[str, ...]: ...
+    @property
+    def confirm_close(self) -> bool: ...
+    @property
+    def leads(self) -> str: ...
 
 @final
 class XmlGrammar:
@@ -34,9 +65,8 @@ class XmlGrammar:
     @property
     def strip_newlines(self) -> bool: ...
     @property
-    def value_end_tags(self) -> tuple[str, ...] | None: ...
-    @property
-    def value_ends_at_function_close(self) -> bool: ...
+    def value_ends(self) -> ValueEnds:
+        """What ends a value in a block closed by the class's close tag."""
     @property
     def bare_open(self) -> str | None: ...
     @property

@@ -28,7 +28,7 @@ cdef extern from "Python.h":
 _XML_HOOK_NAMES = ('_consume_function', '_consume_arg_start', '_consume_arg_name', '_consume_call_end')
 PHASE_NAMES = ('function', 'arg_start', 'arg_name', 'arg_value', 'call_end', 'done')
 
-__all__ = ['XmlGrammar', 'clear_grammar_cache']
+__all__ = ['ValueEnds', 'XmlGrammar', 'clear_grammar_cache']
 
 
 # ---- scanning helpers -------------------------------------------------------------
@@ -301,6 +301,14 @@ cdef tuple _prefixes(type cls, str attr, str marker):
     return prefixes
 
 
+cdef class ValueEnds:
+    """What ends a value in one kind of block, and what confirms each end (read-only)."""
+
+    def __repr__(self):
+        fields = ('close', 'function_close', 'block', 'close_follow', 'fc_follow', 'block_follow', 'confirm_close')
+        return 'ValueEnds(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
+
+
 cdef class XmlGrammar:
     """One dialect's markers, compiled; shared by every parser of its class (read-only)."""
 
@@ -311,9 +319,15 @@ cdef class XmlGrammar:
 
     def __repr__(self):
         fields = ('function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open',
-                  'value_close', 'function_close', 'multiple_calls', 'value_end_tags', 'value_ends_at_function_close',
-                  'bare_open')
+                  'value_close', 'function_close', 'multiple_calls', 'value_ends', 'bare_open')
         return 'XmlGrammar(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
+
+    cdef ValueEnds value_ends_for(self, object close_tag):
+        """What ends a value in a block closed by ``close_tag`` (None: no close tag)."""
+        cdef ValueEnds e = self.value_ends
+        if close_tag == e.block:
+            return e
+        return _value_ends(e, close_tag)
 
     cdef Py_UCS4 block_lead(self, object close_tag):
         cdef Py_UCS4 lead = self.lead
@@ -473,6 +487,33 @@ cdef class XmlGrammar:
         return p
 
 
+cdef object _declared_tag(type cls, str getter, str attr):
+    """A class's outer tag (a non-empty str) or None; a getter that needs an instance: the attribute."""
+    try:
+        tag = getattr(cls, getter)()
+    except NotImplementedError:
+        return None
+    except TypeError:
+        tag = getattr(cls, attr, None)
+    return tag if isinstance(tag, str) and tag else None
+
+
+cdef ValueEnds _value_ends(ValueEnds base, object block):
+    """``base`` for a block closed by ``block`` (None: no close tag)."""
+    cdef ValueEnds e = ValueEnds.__new__(ValueEnds)
+    block = block if isinstance(block, str) and block else None
+    e.close = base.close
+    e.function_close = base.function_close
+    e.block = block
+    e.close_follow = base.close_follow
+    e.fc_follow = base.fc_follow
+    e.block_follow = base.block_follow
+    e.confirm_close = base.confirm_close
+    e.leads = ''.join({m[0] for m in (e.close, e.function_close, block) if m})
+    e.lead = e.leads[0] if len(e.leads) == 1 else 0
+    return e
+
+
 cdef XmlGrammar _build(type cls):
     cdef XmlGrammar g = XmlGrammar.__new__(XmlGrammar)
     g.function_open = _marker(cls, 'function_open', True)
@@ -498,25 +539,28 @@ cdef XmlGrammar _build(type cls):
 
     close = cls.arg_value_close_tag
     g.value_close = close if isinstance(close, str) and close else None
-    g.value_lead = g.value_close[0] if g.value_close is not None else 0
     g.value_prefixes = longest_first(cls.arg_value_close_prefixes)
     g.hold_all_value_prefixes = g.value_prefixes is None
     if g.hold_all_value_prefixes:
         g.value_prefixes = ()
     g.strip_newlines = bool(cls.strip_value_newlines)
-    ends = cls.value_end_tags
-    if isinstance(ends, str) or not all(isinstance(t, str) and t for t in ends):
-        raise TypeError(f'{cls.__name__}.value_end_tags must be a tuple of non-empty str')
-    g.value_end_tags = tuple(ends) or None
-    g.value_ends_at_function_close = bool(cls.value_ends_at_function_close)
-    if g.value_ends_at_function_close and (g.function_close is None or not g.function_open):
-        raise TypeError(f'{cls.__name__}.value_ends_at_function_close needs function_close and function_open')
-    if g.value_close is not None:
-        for tag in (g.value_end_tags or ()) + ((g.function_close,) if g.value_ends_at_function_close else ()):
-            if tag[0] != g.value_close[0]:
-                raise TypeError(f'{cls.__name__}: value end tag {tag!r} must start like '
-                                f'arg_value_close_tag {g.value_close!r}')
+    for gone in ('value_end_tags', 'value_ends_at_function_close'):
+        if getattr(cls, gone, None):
+            raise TypeError(f'{cls.__name__}.{gone} is no longer a declaration: the family ends a value at its '
+                            f'close tag, function_close or the block\'s close tag when what follows confirms it')
     g.hooks = hook_overrides(cls, _XML_HOOK_NAMES)
+    # Marker text inside a value is text unless what follows it confirms it as structure.
+    cdef ValueEnds e = ValueEnds.__new__(ValueEnds)
+    e.close = g.value_close
+    e.function_close = g.function_close
+    fo = g.function_open or None
+    e.close_follow = tuple(m for m in (g.arg_open, g.function_close, fo) if m)
+    e.fc_follow = (fo,) if fo else ()
+    e.block_follow = (_declared_tag(cls, 'get_tool_open_tag', 'tool_open_tag'),)
+    e.confirm_close = g.arg_open is not None and not (g.hooks & (XH_ARG_START | XH_CALL_END))
+    if e.block_follow[0] is None:
+        e.block_follow = ()
+    g.value_ends = _value_ends(e, _declared_tag(cls, 'get_tool_close_tag', 'tool_close_tag'))
     bare = cls.bare_call_open
     if bare is not None and (bare != g.function_open or not bare or g.function_name_end is None):
         raise TypeError(f'{cls.__name__}.bare_call_open must be None or function_open ({g.function_open!r}) '
@@ -531,7 +575,8 @@ cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
     'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'value_end_tags',
-    'value_ends_at_function_close', 'bare_call_open') + _XML_HOOK_NAMES
+    'value_ends_at_function_close', 'bare_call_open', 'tool_open_tag', 'get_tool_open_tag', 'tool_close_tag',
+    'get_tool_close_tag') + _XML_HOOK_NAMES
 
 # class -> XmlGrammar, keyed by the class object. A compiled class's entry is
 # final; a Python class's is reused while the class still resolves every

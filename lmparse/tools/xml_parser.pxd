@@ -1,5 +1,5 @@
 from lmparse.tools.base cimport ToolParser
-from lmparse.tools.xml_grammar cimport XmlGrammar, XmlStep
+from lmparse.tools.xml_grammar cimport ValueEnds, XmlGrammar, XmlStep
 from lmparse.tools.held_text cimport HeldText
 
 # How the current value is taken (_mode).
@@ -14,6 +14,13 @@ cdef enum:
     SUF_LF = 1
     SUF_CR = 2
     SUF_CRLF = 3
+
+# What starts at a value end marker's first character inside a value (_value_end_at).
+cdef enum:
+    VE_MORE = -1   # the text ends before that is known: hold it back
+    VE_TEXT = 0    # value text
+    VE_CLOSE = 1   # the value's close tag, confirmed
+    VE_END = 2     # a confirmed function_close or block close tag (the close tag is missing)
 
 # How an argument's value is taken, by its schema's types (_arg_kind; see xml_values).
 cdef enum:
@@ -47,13 +54,10 @@ cdef class XmlToolParser(ToolParser):
     # the dialect's compiled declarations, and what the hot path reads of them
     cdef XmlGrammar _grammar
     cdef str _value_close
-    cdef Py_UCS4 _value_lead
     cdef tuple _value_prefixes
     cdef bint _hold_all_value_prefixes
-    # what else ends a value whose close tag is missing (see value_end_tags)
-    cdef tuple _value_end_tags
-    cdef str _value_fc_end
-    cdef bint _scan_value_leads
+    # what ends a value in the current block (see ValueEnds)
+    cdef ValueEnds _ends
     cdef bint _strip_newlines
     cdef int _xml_hooks
     # the last grammar or hook step (results written by it, applied by the driver)
@@ -80,7 +84,6 @@ cdef class XmlToolParser(ToolParser):
     cdef int close_object(self) except -1
     cdef int begin_arg(self, object name) except -1
     cdef int put_key(self, bint open_string) except -1
-    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef bint may_be_null(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1

@@ -27,10 +27,6 @@ class XmlToolParser(ToolParser):
     function_close_prefixes: ClassVar[tuple[str, ...] | None]
     arg_value_close_prefixes: ClassVar[tuple[str, ...] | None]
     strip_value_newlines: ClassVar[bool]
-    # A value whose close tag is missing also ends at these (left for the grammar).
-    value_end_tags: ClassVar[tuple[str, ...]]
-    # ... and at a function_close followed by the close tag, another call or the end.
-    value_ends_at_function_close: ClassVar[bool]
     _func_name: str | None
     _arg_name: str | None
     @property

@@ -12,10 +12,20 @@ hook that overrides it; either returns a result the driver applies. The
 driver streams argument values, builds the OpenAI ``function.arguments`` JSON
 object incrementally and converts held values by the request's JSON schema
 (``xml_values``).
+
+Marker text inside a value is text unless the grammar confirms it as
+structure by what follows it (at most 64 whitespace characters, then a
+marker, or the end of the output; held back until that is known): the close
+tag ends a value before the next argument, ``function_close``, the block's
+close tag, another call or only whitespace; with the close tag missing,
+``function_close`` ends it before the block's close tag or another call, and
+the block's close tag before another block. An opener inside a value (the
+next argument's, a call's) is always text: a missing close tag before it is
+the same text as a value that contains it.
 """
 import json
 
-from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
+from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, ToolParser
 from lmparse.tools.xml_bare cimport bare_call_end, bare_confirm, bare_name
@@ -23,11 +33,11 @@ from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
     NAME_NONE, PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
-    XH_CALL_END, XmlGrammar, XmlStep, grammar_for, python_step,
+    XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
-    _after_newline, _before_newline, _ends_with_prefix, _find_char, _json_body, _match_len, _null_scan,
-    _value_end_at,
+    _after_newline, _before_newline, _end_at, _ends_with_prefix, _find_any, _find_char, _json_body, _match_len,
+    _null_scan,
 )
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
@@ -58,6 +68,33 @@ cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
     if not 0 <= pos <= PyUnicode_GET_LENGTH(payload):
         raise ValueError(f'position {pos} is outside the payload (length {PyUnicode_GET_LENGTH(payload)})')
     return 0
+
+
+cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
+    """The next offset from ``pos`` where a value end marker may start, or -1."""
+    if e.lead:
+        return _find_char(text, pos, size, e.lead)
+    return _find_any(text, pos, size, e.leads)
+
+
+cdef inline int _value_end_at(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final, bint hold_all,
+                              tuple prefixes) noexcept:
+    """What starts at ``at`` inside a value (VE_*; the rule is in the module docs)."""
+    cdef bint partial = False
+    cdef int r
+    if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
+        return VE_CLOSE
+    r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
+    if r != 0:
+        return VE_CLOSE if r > 0 else VE_MORE
+    if partial and not hold_all:
+        partial = _ends_with_prefix(text, at, size, prefixes)
+    r = _end_at(text, at, size, final, e.function_close, e.block, e.fc_follow, False, &partial)
+    if r == 0:
+        r = _end_at(text, at, size, final, e.block, None, e.block_follow, False, &partial)
+    if r != 0:
+        return VE_END if r > 0 else VE_MORE
+    return VE_MORE if partial and not final else VE_TEXT
 
 
 cdef class XmlToolParser(ToolParser):
@@ -98,25 +135,14 @@ cdef class XmlToolParser(ToolParser):
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
-    # A value whose close tag is missing also ends where one of these starts
-    # (each starts like arg_value_close_tag; the tag itself is left to the
-    # grammar): e.g. the next argument's opener, the block's close tag.
-    value_end_tags = ()
-    # ... and at function_close when, after whitespace, the block's close tag,
-    # another function_open or the end of the output follows it.
-    value_ends_at_function_close = False
 
     def __cinit__(self, *args, **kwargs):
         cdef XmlGrammar g = grammar_for(type(self))
         self._grammar = g
         self._value_close = g.value_close
-        self._value_lead = g.value_lead
         self._value_prefixes = g.value_prefixes
         self._hold_all_value_prefixes = g.hold_all_value_prefixes
-        self._value_end_tags = g.value_end_tags
-        self._value_fc_end = g.function_close if g.value_ends_at_function_close else None
-        self._scan_value_leads = g.hold_all_value_prefixes or g.value_end_tags is not None or (
-            self._value_fc_end is not None)
+        self._ends = g.value_ends_for(None)
         self._strip_newlines = g.strip_newlines
         self._xml_hooks = g.hooks
         self._bare_open = g.bare_open if not (self._hooks & HOOK_PAYLOAD) else None
@@ -163,6 +189,7 @@ cdef class XmlToolParser(ToolParser):
             raise TypeError(f'{type(self).__name__}.arg_value_close_tag must be a non-empty str')
         ToolParser.begin_block_c(self)
         self._step.lead = self._grammar.block_lead(self._close_tag)
+        self._ends = self._grammar.value_ends_for(self._close_tag)
         self.start_call(None)
         self._reset_call_state()
         self._bare = False
@@ -272,7 +299,7 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t pos = 0, r
         cdef int phase
         if (self._phase == PH_ARG_VALUE and not final and not self._payload_closed
-                and self._hold_all_value_prefixes and _find_char(text, 0, size, self._value_lead) < 0):
+                and _find_lead(self._ends, text, 0, size) < 0):
             # Plain value text (most chunks): no close tag, nothing to hold back.
             if self._mode == M_BUFFERED:
                 held_append(&self._held, text, 0, size)
@@ -491,54 +518,27 @@ cdef class XmlToolParser(ToolParser):
     # ---- argument values ----------------------------------------------------------
 
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
-        cdef str close = self._value_close
-        cdef Py_ssize_t m = PyUnicode_GET_LENGTH(close)
-        cdef Py_ssize_t at, end = size, k
-        cdef int ends
-        cdef bint at_close = True
-        if self._scan_value_leads:
-            # The close tag, the other value end tags and any partial one at the
-            # end start with its lead character: one scan for it; plain value
-            # text costs no more.
-            at = _find_char(text, pos, size, self._value_lead)
-            while at >= 0:
-                k = _match_len(text, at, size, close)
-                if k == m:
-                    break
-                ends = self.value_end_at(text, at, size, final) if (
-                    self._value_end_tags is not None or self._value_fc_end is not None) else 0
-                if ends > 0:  # the close tag is missing: the value ends here
-                    at_close = False
-                    break
-                if ends < 0 or (at + k == size and not final and (
-                        self._hold_all_value_prefixes or _ends_with_prefix(text, at, size, self._value_prefixes))):
-                    end = at  # a partial tag ends the text: hold it back
-                    at = -1
-                    break
-                at = _find_char(text, at + 1, size, self._value_lead)
-        else:
-            at = PyUnicode_Find(text, close, pos, size, 1) if pos < size else -1
-            if at < 0 and not final:
-                for prefix in self._value_prefixes:
-                    if text.endswith(prefix, pos):
-                        end = size - PyUnicode_GET_LENGTH(prefix)
-                        break
-        if at >= 0:
+        """More of the current value from ``pos``: up to its end (then PH_ARG_START) or what may be one."""
+        cdef ValueEnds e = self._ends
+        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size
+        cdef int ends = VE_TEXT
+        while at >= 0:
+            ends = _value_end_at(e, text, at, size, final, self._hold_all_value_prefixes, self._value_prefixes)
+            if ends != VE_TEXT:
+                break
+            at = _find_lead(e, text, at + 1, size)
+        if at >= 0 and ends != VE_MORE:
             if self._mode == M_UNDECIDED and self._held.len == 0:
                 self.finish_whole(text, pos, at)
             else:
                 self.value_part(text, pos, at)
                 self.finish_arg()
             self._phase = PH_ARG_START
-            return at + m if at_close else at
+            return at + PyUnicode_GET_LENGTH(self._value_close) if ends == VE_CLOSE else at
+        if at >= 0:
+            end = at  # a possible end: hold it back
         self.value_part(text, pos, end)
         return end
-
-    cdef int value_end_at(self, str text, Py_ssize_t at, Py_ssize_t size, bint final) except -2:
-        """Whether a value end tag (``value_end_tags``, a structural ``function_close``)
-        starts at ``at``: 1 yes, 0 no, -1 the text ends before that is known."""
-        return _value_end_at(text, at, size, final, self._value_end_tags, self._value_fc_end,
-                             self._close_tag, self._grammar.function_open)
 
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``text[a:b]``, more of the current value (its close tag not seen yet)."""

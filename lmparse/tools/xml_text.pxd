@@ -79,7 +79,7 @@ cdef inline bint _ends_with_prefix(str text, Py_ssize_t at, Py_ssize_t size, tup
     return False
 
 
-# Whitespace allowed between a value's structural function_close and what follows it.
+# Whitespace a value end's lookahead reads before the marker that confirms it.
 cdef enum:
     _FC_SPACE = 64
 
@@ -139,31 +139,55 @@ cdef inline bint _null_scan(str text, Py_ssize_t a, Py_ssize_t b, int *state_p, 
     return True
 
 
-cdef inline int _value_end_at(str text, Py_ssize_t at, Py_ssize_t size, bint final, tuple end_tags, str fc,
-                              object close_tag, str function_open) noexcept:
-    """A value end tag at ``at``: one of ``end_tags``, or ``fc`` (function_close) followed,
-    after at most _FC_SPACE whitespace characters, by ``close_tag``, ``function_open``
-    or the end of the output. 1 yes, 0 no, -1 the text ends before that is known."""
-    cdef Py_ssize_t k, p, limit
+cdef inline int _follows(str text, Py_ssize_t p, Py_ssize_t size, bint final, object block, tuple follow,
+                         bint space_confirms) noexcept:
+    """Whether what starts at ``p`` confirms the value end just before it: at most
+    _FC_SPACE whitespace characters, then ``block`` (None: none), one of ``follow``
+    or the end of the output. 1 yes, 0 no, -1 the text ends before that is known.
+    Whitespace up to the limit confirms when ``space_confirms``."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t limit = p + _FC_SPACE, k
     cdef bint partial = False
-    if end_tags is not None:
-        for tag in end_tags:
-            k = _match_len(text, at, size, <str>tag)
-            if k == PyUnicode_GET_LENGTH(tag):
-                return 1
-            partial |= at + k == size
-    if fc is not None:
-        k = _match_len(text, at, size, fc)
-        if k == PyUnicode_GET_LENGTH(fc):
-            p = at + k
-            limit = p + _FC_SPACE
-            while p < size and p < limit and Py_UNICODE_ISSPACE(PyUnicode_READ(
-                    PyUnicode_KIND(text), PyUnicode_DATA(text), p)):
-                p += 1
-            if p >= limit:
-                return 0
-            if p == size:
-                return 1 if final else -1
-            return _one_of_at(text, p, size, final, close_tag, function_open)
-        partial |= at + k == size
+    while p < size and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, p)):
+        if p == limit:  # more whitespace than the lookahead reads
+            return 1 if space_confirms else 0
+        p += 1
+    if p == size:
+        return 1 if final else -1
+    for tag in follow:
+        k = _match_len(text, p, size, <str>tag)
+        if k == PyUnicode_GET_LENGTH(tag):
+            return 1
+        partial |= p + k == size
+    if block is not None:
+        k = _match_len(text, p, size, <str>block)
+        if k == PyUnicode_GET_LENGTH(block):
+            return 1
+        partial |= p + k == size
     return -1 if partial and not final else 0
+
+
+cdef inline int _end_at(str text, Py_ssize_t at, Py_ssize_t size, bint final, object tag, object block,
+                        tuple follow, bint space_confirms, bint *partial) noexcept:
+    """``tag`` (None: none) at ``at``, confirmed by what follows it (``_follows``): 1 yes,
+    -1 not known yet, 0 no; ``partial`` is set when the text ends inside ``tag``."""
+    if tag is None:
+        return 0
+    cdef Py_ssize_t k = _match_len(text, at, size, <str>tag)
+    if k == PyUnicode_GET_LENGTH(tag):
+        return _follows(text, at + k, size, final, block, follow, space_confirms)
+    if at + k == size:
+        partial[0] = True
+    return 0
+
+
+cdef inline Py_ssize_t _find_any(str text, Py_ssize_t pos, Py_ssize_t size, str chars) noexcept:
+    """The first offset from ``pos`` of any of ``chars``, or -1."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    while pos < size:
+        if PyUnicode_FindChar(chars, PyUnicode_READ(kind, data, pos), 0, PyUnicode_GET_LENGTH(chars), 1) >= 0:
+            return pos
+        pos += 1
+    return -1

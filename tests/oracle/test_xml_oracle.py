@@ -140,6 +140,9 @@ BAD_TYPED = (('count', '4.5'), ('ratio', 'abc'), ('enabled', 'yes'), ('nothing',
 LONG = ' '.join(f'word{i} 北京{i}' if i % 7 == 0 else f'word{i}' for i in range(300))
 
 
+CLOSE = {'qwen3coder': '</parameter>', 'interns2-preview': '</parameter>', 'glm47': '</arg_value>'}
+
+
 def corpus(tool: str) -> dict[str, str]:
     c = qcall if tool != 'glm47' else gcall
     cases = {
@@ -172,9 +175,16 @@ def corpus(tool: str) -> dict[str, str]:
             '<tool_call>\n<function=search>\n<parameter=query>\nabc' if tool != 'glm47'
             else '<tool_call>search<arg_key>query</arg_key><arg_value>abc'),
         'truncated_after_open': 'r</think>text<tool_call>',
+        # marker text inside values (issue #27): text unless what follows confirms it
+        'value_block_close': 'r</think>' + c('search', ('query', 'before </tool_call> after'), ('limit', '1')),
+        'value_block_close_newline': 'r</think>' + c('search', ('query', 'a\n</tool_call>\nb')) + 'tail',
+        'value_openers': 'r</think>' + c('search', ('query', 'a <tool_call> b <function=x> c <parameter=y> d '
+                                                             '<arg_key>k</arg_key> e <arg_value> f')),
+        'value_close_then_text': 'r</think>' + c('search', ('query', 'a ' + CLOSE[tool] + ' b'), ('limit', '2')),
     }
     if tool != 'glm47':
         cases.update({
+            'value_function_close': 'r</think>' + c('search', ('query', 'a </function> b'), ('limit', '2')),
             'name_spaces': 'r</think><tool_call>\n<function= get_time >\n</function>\n</tool_call>',
             'compact': 'r</think><tool_call><function=search><parameter=query>x</parameter>'
                        '<parameter=limit>2</parameter></function></tool_call>',
@@ -231,6 +241,10 @@ def _known() -> dict[tuple[str, str], tuple[str, tuple[Any, Any, Any]]]:
         out[('truncated_partial_close', tool)] = (
             'at the end of input LMDeploy drops the held "</para" and leaves the string open',
             (None, 'r', [('search', '{"query": "q</para"}')]))
+    for tool in DIALECTS:
+        out[('value_close_then_text', tool)] = (
+            'LMDeploy ends a value at any close tag; lmparse only where what follows confirms it (issue #27)',
+            (None, 'r', [('search', json.dumps({'query': f'a {CLOSE[tool]} b', 'limit': 2}))]))
     out[('truncated_in_value', 'glm47')] = (
         'at the end of input LMDeploy closes the object but not the open string: invalid JSON',
         (None, 'r', [('search', '{"query": "abc"}')]))
