@@ -17,7 +17,7 @@ spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
 with inline templates (the end of this file).
 
 Limits: the recovery rules of some built-ins (Qwen3-Coder's bare
-``<function=``, GLM's ``value_end_tags``) are beyond what a template shows, so
+``<function=``, a missing value close tag) are beyond what a template shows, so
 only well-formed output is compared;
 Mistral's bench fixtures are compared under two templates (envelope arrays
 before v11, ``[TOOL_CALLS]NAME[ARGS]{...}`` name headers after), not in the
