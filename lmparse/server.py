@@ -73,7 +73,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -644,6 +644,20 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(delay)
             yield chunk
 
+    def _relay(self, runner: ChatRunner, output: ReplayOutput, events: Callable[[Any], str],
+               error: Callable[[str], str]) -> bool:
+        """Send the runner's deltas as ``events``; a parser failure sends ``error``, ends the stream, returns False."""
+        try:
+            for d in runner.stream(self._iter_chunks(output)):
+                self._write_chunk(events(d))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as err:  # a parser bug must not kill the connection
+            self._write_chunk(error(f'failed to parse output: {err}'))
+            self._end_chunks()
+            return False
+        return True
+
     def _completion_tokens(self, output: ReplayOutput) -> int:
         return len(self.server.config.chunks(output))
 
@@ -708,14 +722,7 @@ class _Handler(BaseHTTPRequestHandler):
         include_usage = bool(options and options.get('include_usage'))
         stream = OpenAIStream(model, reasoning_field=config.reasoning_field, include_usage=include_usage)
         self._start_sse()
-        try:
-            for d in runner.stream(self._iter_chunks(output)):
-                self._write_chunk(stream.event(d))
-        except (BrokenPipeError, ConnectionResetError):
-            raise
-        except Exception as err:
-            self._write_chunk(stream.error(f'failed to parse output: {err}'))
-            self._end_chunks()
+        if not self._relay(runner, output, stream.event, stream.error):
             return
         usage = build_usage(0, self._completion_tokens(output), runner.reasoning_tokens)
         self._write_chunk(stream.close(usage))
@@ -756,14 +763,7 @@ class _Handler(BaseHTTPRequestHandler):
         stream = AnthropicStream(model, thinking=thinking_on)
         self._start_sse()
         self._write_chunk(stream.start())
-        try:
-            for d in runner.stream(self._iter_chunks(output)):
-                self._write_chunk(stream.events(d))
-        except (BrokenPipeError, ConnectionResetError):
-            raise
-        except Exception as err:
-            self._write_chunk(stream.error(f'failed to parse output: {err}'))
-            self._end_chunks()
+        if not self._relay(runner, output, stream.events, stream.error):
             return
         self._write_chunk(stream.close(runner.finish_reason, self._completion_tokens(output)))
         self._end_chunks()
@@ -825,14 +825,7 @@ class _Handler(BaseHTTPRequestHandler):
         stream = ResponsesStream(model, request=echo)
         self._start_sse()
         self._write_chunk(stream.start())
-        try:
-            for d in runner.stream(self._iter_chunks(output)):
-                self._write_chunk(stream.events(d))
-        except (BrokenPipeError, ConnectionResetError):
-            raise
-        except Exception as err:
-            self._write_chunk(stream.error(f'failed to parse output: {err}'))
-            self._end_chunks()
+        if not self._relay(runner, output, stream.events, stream.error):
             return
         usage = responses_usage(0, self._completion_tokens(output), runner.reasoning_tokens)
         self._write_chunk(stream.close(runner.finish_reason, usage))
