@@ -14,7 +14,7 @@ extensions = [
 # .rst only for the pages autoapi writes at build time (reference/api, not committed).
 source_suffix = {'.md': 'markdown', '.rst': 'restructuredtext'}
 root_doc = 'index'
-exclude_patterns = ['_build', 'README.md']
+exclude_patterns = ['_build']
 
 # MyST: heading anchors so [text](page.md#heading) links are checked offline by -n -W.
 myst_heading_anchors = 4

@@ -38,8 +38,9 @@ def _cell(text: str) -> str:
     return re.sub(r'(?<!\\)\|', r'\\|', ' '.join(text.split()))
 
 
-def read_syntax(path: Path = SYNTAX_FILE) -> dict[tuple[str, str], str]:
+def read_syntax(path: Path | None = None) -> dict[tuple[str, str], str]:
     """``(kind, name) -> Markdown`` from the syntax file (``KIND NAME: text`` lines, ``#`` comments)."""
+    path = path or SYNTAX_FILE
     entries: dict[tuple[str, str], str] = {}
     for number, line in enumerate(path.read_text(encoding='utf-8').splitlines(), 1):
         if not line.strip() or line.startswith('#'):
@@ -67,8 +68,9 @@ def parser_rows() -> list[dict[str, Any]]:
             by_cls.setdefault(registry.get(name), []).append(name)
         for cls, names in by_cls.items():
             module = getattr(cls, '__module__', '') or ''
-            family = module.rsplit('.', 1)[-1] if module.startswith('lmparse.dialects.') else (
-                'generic' if module.startswith('lmparse.') else module)
+            if not module.startswith('lmparse.'):  # a user's (or a test's) dialect: not lmparse's to document
+                continue
+            family = module.rsplit('.', 1)[-1] if module.startswith('lmparse.dialects.') else 'generic'
             rows.append({'kind': kind, 'name': names[0], 'aliases': names[1:], 'family': family, 'cls': cls})
     return rows
 
