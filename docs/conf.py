@@ -73,32 +73,49 @@ def _resolve_short_name(app, env, node, contnode):
     return make_refnode(app.builder, node['refdoc'], entry.docname, entry.node_id, contnode, hits[0])
 
 
+_RST_CHECK: dict[str, object] = {}
+
+
+def _rst_problems(text):
+    """Whether bare docutils reports anything (warnings and worse) for ``text`` as reStructuredText."""
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.readers.standalone import Reader
+    from docutils.utils import new_document
+
+    if not _RST_CHECK:  # building the settings is the expensive part: once per build
+        settings = get_default_settings(Parser, Reader)
+        settings.report_level = 2
+        settings.halt_level = 5
+        settings.warning_stream = False  # collected from the tree instead
+        settings.file_insertion_enabled = False
+        settings.raw_enabled = False
+        _RST_CHECK.update(parser=Parser(), reader=Reader(), settings=settings)
+    document = new_document('<docstring>', _RST_CHECK['settings'])
+    reported: list[nodes.system_message] = []
+    document.reporter.attach_observer(reported.append)
+    _RST_CHECK['parser'].parse(text, document)
+    # Some problems (undefined |substitutions|, unknown link targets) show only in the transforms.
+    document.transformer.populate_from_components((_RST_CHECK['parser'], _RST_CHECK['reader']))
+    document.transformer.apply_transforms()
+    return any(message['level'] >= 2 for message in reported)
+
+
 def _literal_if_invalid(app, what, name, obj, options, lines):
-    """Render a docstring that is not valid reStructuredText as a literal block, word for word.
+    """Render a docstring that is not valid reStructuredText as text, word for word.
 
     Docstrings are written for readers of the source (chat-template syntax such as ``<|channel|>``
     is everywhere); one that docutils cannot parse cleanly is shown verbatim rather than failing the
     -W build or rendering as something it does not say. ``sphinx-build -v`` lists them.
     """
-    import io
     import re
-
-    from docutils.core import publish_doctree
-    from docutils.utils import SystemMessage
 
     text = '\n'.join(lines)
     if not text.strip():
         return
     # Sphinx roles (:class:`X`) are unknown to bare docutils: check them as literals.
-    probe = re.sub(r':[\w:.-]+:`([^`]*)`', r'``\1``', text)
-    stream = io.StringIO()
-    try:
-        publish_doctree(probe, settings_overrides={
-            'report_level': 2, 'halt_level': 5, 'warning_stream': stream, 'file_insertion_enabled': False,
-            'raw_enabled': False})
-    except SystemMessage:
-        stream.write('error')
-    if not stream.getvalue():
+    if not _rst_problems(re.sub(r':[\w:.-]+:`([^`]*)`', r'``\1``', text)):
         return
     from sphinx.util import logging
 
