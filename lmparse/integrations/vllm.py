@@ -251,7 +251,7 @@ def _special_tokens(tokenizer: Any) -> set[str]:
 
 
 class LmparseReasoningParser(VllmReasoningParser):
-    """vLLM ReasoningParser backed by lmparse; concrete classes set :attr:`lmparse_reasoning`."""
+    """vLLM ReasoningParser backed by lmparse; concrete classes set ``lmparse_reasoning``."""
 
     lmparse_reasoning: str = 'default'
     engine_based_streaming = True
@@ -373,7 +373,7 @@ class LmparseReasoningParser(VllmReasoningParser):
 
 
 class LmparseToolParser(ParserEngineToolAdapter):
-    """vLLM ToolParser backed by lmparse; concrete classes set :attr:`lmparse_tool`.
+    """vLLM ToolParser backed by lmparse; concrete classes set ``lmparse_tool``.
 
     A ``ParserEngineToolAdapter`` subclass only so that vLLM's ``Parser`` passes it the same
     construction arguments as the reasoning parser (``chat_template_kwargs``, ``model_config``);
