@@ -7,7 +7,7 @@ from lmparse.tools.base cimport ToolParser
 cdef class ResponseParserCore:
     cdef public str _pending
     cdef int _mode, _return_mode
-    cdef bint _after_tool_block, _received_any_text, _final, _passthrough, _thinking_off, _in_header
+    cdef bint _after_tool_block, _final, _passthrough, _thinking_off, _in_header
     cdef object _r_open, _r_close, _t_open
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open

@@ -232,7 +232,6 @@ cdef class ResponseParserCore:
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
-        self._received_any_text = False
         self._final = False
 
         self._count_on = False
@@ -291,15 +290,11 @@ cdef class ResponseParserCore:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
-        if not text and not have_ids and not self._received_any_text:
-            # Some engines send an empty first step; clients expect a visible empty delta.
-            return [(new_delta_message('', None, None), False)]
         if self._passthrough:
             if not text:
                 return []
             return [(new_delta_message(text, None, None), False)]
         if text:
-            self._received_any_text = True
             if self._pending:
                 self._pending = self._pending + text
             else:

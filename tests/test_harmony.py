@@ -451,10 +451,10 @@ def test_partial_terminator_is_held_then_released_at_final() -> None:
     assert [m.content for m, _ in out] == ['<|ret']
 
 
-def test_empty_first_chunk_gives_visible_empty_delta() -> None:
+def test_empty_first_chunk_gives_no_delta() -> None:
+    # issue #27 item 4: an empty step is no delta; the first role chunk is the adapters' job
     parser = new_parser(CASES[0])
-    (message, emitted), = parser.stream_chunk('', [])
-    assert message.content == '' and message.role == 'assistant' and not emitted
+    assert parser.stream_chunk('', []) == []
     assert parser.stream_chunk('', []) == []
 
 
