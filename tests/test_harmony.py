@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import importlib.util
 import sys
 import types
 from dataclasses import dataclass, field
@@ -561,10 +560,7 @@ def test_adjust_request_full_wrappers_and_tool_choice() -> None:
     assert [t['type'] for t in tools] == ['function'] * 3
     assert [t['function']['name'] for t in tools] == ['get_weather', 'get_time', 'search']
     assert parser.request.skip_special_tokens is False
-    if importlib.util.find_spec('xgrammar') is None:
-        assert parser.request.response_format is None  # prompt-only tool calling
-    else:
-        assert parser.request.response_format['type'] == 'structural_tag'
+    assert parser.request.response_format is None  # "auto": prompt-only tool calling, no structural tag
 
     none = GptOssResponseParser(make_request(tool_choice='none'))
     assert none.request.tools is None
