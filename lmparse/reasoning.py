@@ -42,7 +42,10 @@ class ReasoningMeta(type):
             _GENERATION[0] = object()
 
 
-@ReasoningParserManager.register_module('default')
+# 'deepseek-r1' is also SGLang's name for this protocol (its DeepSeekR1Detector: output starts
+# in reasoning, <think> / </think>); registered so it resolves in lmparse itself, while
+# validate_parser_names still maps it, an LMDeploy legacy name, to 'default' with a warning.
+@ReasoningParserManager.register_module(['default', 'deepseek-r1'])
 class ReasoningParser(metaclass=ReasoningMeta):
     """Default ``<think>...</think>`` reasoning protocol.
 
@@ -68,6 +71,9 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # the router drops them wherever they occur in text outside tool blocks
     # (content and reasoning), whole only; a tool parser may declare them too.
     content_markers: ClassVar[tuple[str, ...]] = ()
+    # False: the model never calls tools inside reasoning, so a tool-open tag there is
+    # reasoning text (the tool parser may declare the same: either one turns it off).
+    calls_in_reasoning: ClassVar[bool] = True
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

@@ -9,6 +9,8 @@ cdef class ResponseParserCore:
     cdef int _mode, _return_mode
     cdef bint _after_tool_block, _final, _passthrough, _thinking_off, _in_header
     cdef object _r_open, _r_close, _t_open
+    # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
+    cdef object _t_reasoning
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
     # the opener counts only at the start of the plain channel (then cleared once text is content)

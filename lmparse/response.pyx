@@ -46,7 +46,8 @@ cdef extern from "Python.h":
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
 from lmparse.registry import (
-    ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, validate_parser_names)
+    ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, response_parser_for,
+    validate_parser_names)
 from lmparse.request import (
     as_request, chat_template_kwargs_from_request, get_field, tool_choice_kind, update_request)
 from lmparse.request import ChatCompletionRequest as _OwnRequest
@@ -207,6 +208,13 @@ cdef class ResponseParserCore:
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
 
+        # the tool-open tag searched inside reasoning: None when either parser declares that the
+        # model never calls tools there (then the tag is reasoning text)
+        self._t_reasoning = self._t_open
+        if tool_active and reasoning_parser is not None and not (
+                getattr(self.tool_parser, 'calls_in_reasoning', True) and
+                getattr(reasoning_parser, 'calls_in_reasoning', True)):
+            self._t_reasoning = None
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
@@ -216,12 +224,14 @@ cdef class ResponseParserCore:
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
                 bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
-            self._anchor_reasoning = plan.anchor_reasoning[slot]
+            # slot 0's reasoning anchor assumed no tool tag (the one searched in reasoning)
+            self._anchor_reasoning = plan.anchor_reasoning[slot if self._t_reasoning is not None else 0]
             self._reach_plain = plan.reach_plain[slot]
-            self._reach_reasoning = plan.reach_reasoning[slot]
+            self._reach_reasoning = plan.reach_reasoning[slot if self._t_reasoning is not None else 0]
         else:
             self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
-            self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
+            self._anchor_reasoning = tag_anchor(self._r_close, self._t_reasoning, self._r_open,
+                                                &self._reach_reasoning)
         self._markers = content_markers(reasoning_parser, self.tool_parser)
         if self._markers is not None:
             self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
@@ -468,11 +478,11 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t anchor_at, m = 0
         first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &anchor_at)
         if anchor_at < 0 or (self._anchor_reasoning and not _may_hold_tag(
-                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open, self._markers)):
-            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
+                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_reasoning, self._r_open, self._markers)):
+            return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
         at = _find(p, self._r_close, first, n)
-        if self._t_open is not None:
-            t = _find(p, self._t_open, first, n if at < 0 else at)
+        if self._t_reasoning is not None:
+            t = _find(p, self._t_reasoning, first, n if at < 0 else at)
             if t >= 0:
                 at = t
                 which = 1
@@ -487,7 +497,7 @@ cdef class ResponseParserCore:
                 at = t
                 which = 3
         if at < 0:
-            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
+            return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), True)
         if which == 0:
@@ -509,7 +519,8 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t cut = _header_cut(p, n, self._header_ends, self._header_reach, HEADER_MAX, self._final, self._r_open,
-                                          self._t_open, self._r_close if self._mode == M_REASONING else None, self._markers)
+                                          self._t_reasoning if self._mode == M_REASONING else self._t_open,
+                                          self._r_close if self._mode == M_REASONING else None, self._markers)
         if cut == -2:
             return False
         if cut > 0:
@@ -643,6 +654,11 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
         """Configure this class by registry name; unset names clear earlier settings."""
 
         reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
+        target = response_parser_for(reasoning_parser_name, tool_parser_name)
+        if target is not None:
+            raise ValueError(f'{tool_parser_name or reasoning_parser_name!r} names the {target!r} response parser, '
+                             f'not a dialect of {cls.__name__}: use ResponseParserManager.get({target!r}) '
+                             f'(with_parsers returns it)')
         rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
         tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
         rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
@@ -654,7 +670,14 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
 
     @classmethod
     def with_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
-        """Return a new subclass configured independently of ``cls`` (one per served model)."""
+        """Return a new subclass configured independently of ``cls`` (one per served model).
+
+        Engine names that stand for a whole response parser (``registry.RESPONSE_PARSER_NAMES``:
+        vLLM's ``openai`` / ``openai_gptoss``, SGLang's ``gpt-oss``) return that parser's class.
+        """
+        target = response_parser_for(reasoning_parser_name, tool_parser_name)
+        if target is not None:
+            return ResponseParserManager.get(target).with_parsers(None, None, tokenizer)
         name = f'{cls.__name__}[{reasoning_parser_name or "-"},{tool_parser_name or "-"}]'
         configured = type(name, (cls,), {'__module__': cls.__module__, '__qualname__': name})
         configured.set_parsers(reasoning_parser_name, tool_parser_name, tokenizer)

@@ -544,6 +544,10 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
     exact = True
     last_was_block = False
     closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
+    calls_in_reasoning = all(getattr(o, 'calls_in_reasoning', True) for o in (tool_cls, reasoning_cls) if o is not None)
+    if not calls_in_reasoning and tool_cls is not None and new_parser(cfg).mode == 'reasoning':
+        # output that starts inside reasoning holds no call before the reasoning ends
+        parts.append(close_r)
     all_markers = content_markers(cfg)
     # Block headers (Inkling): text after a header marker up to a block-kind marker is metadata, so
     # header markers are not sprinkled, and output that starts in a header starts with a kind marker.
@@ -620,7 +624,8 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
                 visible.append(open_r)
             last_was_block = False
             text()
-            if rng.random() < 0.5 and not closeless:
+            # (not for a model that never calls tools inside reasoning: there the block is reasoning text)
+            if rng.random() < 0.5 and not closeless and calls_in_reasoning:
                 if block():
                     text()
             parts.append(close_r)
