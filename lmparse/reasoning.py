@@ -74,6 +74,10 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # False: the model never calls tools inside reasoning, so a tool-open tag there is
     # reasoning text (the tool parser may declare the same: either one turns it off).
     calls_in_reasoning: ClassVar[bool] = True
+    # True: an output option, not a protocol: reasoning is kept inline in content with its
+    # tags (``<think>…</think>answer``, the open tag written even when the prompt held it),
+    # for clients that split reasoning themselves; tool calls are still extracted.
+    inline_reasoning: ClassVar[bool] = False
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

@@ -8,6 +8,9 @@ cdef class ResponseParserCore:
     cdef public str _pending
     cdef int _mode, _return_mode
     cdef bint _after_tool_block, _final, _passthrough, _thinking_off, _in_header
+    # inline_reasoning: reasoning stays in content with its tags (_inline_open: the open tag,
+    # in the prompt, not written yet)
+    cdef bint _inline, _inline_open
     cdef object _r_open, _r_close, _t_open
     # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
     cdef object _t_reasoning

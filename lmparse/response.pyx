@@ -242,6 +242,9 @@ cdef class ResponseParserCore:
         self._header_opens, self._header_ends, self._header_reach, self._in_header = block_headers(
             reasoning_parser, self.tool_parser, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
+        # a reasoning parser declaring inline_reasoning keeps reasoning in content, tags included
+        self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
+        self._inline_open = self._inline and reasoning_enabled
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
@@ -479,6 +482,13 @@ cdef class ResponseParserCore:
         return 0
 
     cdef int _emit_text(self, list out, str text, bint reasoning) except -1:
+        if self._inline:
+            if reasoning and self._inline_open:
+                # the open tag the template put in the prompt, once, before the first reasoning text
+                self._inline_open = False
+                text = <str>self._r_open + text
+            out.append((new_delta_message(text, None, None), False))
+            return 0
         if reasoning and not self._thinking_off:
             out.append((new_delta_message(None, text, None), False))
         else:
@@ -549,6 +559,8 @@ cdef class ResponseParserCore:
         if which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
             self._mode = M_REASONING
+            if self._inline:
+                self._emit_text(out, <str>self._r_open, False)
         elif which == 2:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
@@ -625,12 +637,16 @@ cdef class ResponseParserCore:
         if which == 0:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_close), n)
             self._mode = M_PLAIN
+            if self._inline:
+                self._emit_text(out, <str>self._r_close, True)
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
         elif which == 2:
-            # An explicit open tag inside reasoning carries no text.
+            # An explicit open tag inside reasoning carries no text (inline: it is the prompt's tag, written).
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+            if self._inline and self._inline_open:
+                self._emit_text(out, '', True)
         else:
             self._pending = PyUnicode_Substring(p, at + m, n)
             self._in_header = _opens_header(p, at, self._header_opens)

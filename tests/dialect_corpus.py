@@ -541,7 +541,8 @@ def build_router_output(cfg: Config, rng: random.Random) -> Built:
     parts: list[str] = []
     visible: list[str] = []
     calls: list[tuple[str, Any]] = []
-    exact = True
+    # inline_reasoning (an output option: reasoning in content with its tags) has its own tests
+    exact = not getattr(reasoning_cls, 'inline_reasoning', False)
     last_was_block = False
     closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
     calls_in_reasoning = all(getattr(o, 'calls_in_reasoning', True) for o in (tool_cls, reasoning_cls) if o is not None)

@@ -19,8 +19,8 @@ NAMES = json.loads((Path(__file__).parent / 'data' / 'engine_parser_names.json')
 
 # Harmony (gpt-oss) is lmparse's response parser ``gpt-oss``, not a tool or reasoning parser.
 HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
-# Adds ``<think>`` in front of the content: lmparse never writes text the model did not.
-UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
+# Every engine name is provided (MiniMax's append-think names are the inline_reasoning output option).
+UNSUPPORTED: set[str] = set()
 
 
 def _resolves(kind: str, name: str) -> bool:
