@@ -78,6 +78,10 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # tags (``<think>…</think>answer``, the open tag written even when the prompt held it),
     # for clients that split reasoning themselves; tool calls are still extracted.
     inline_reasoning: ClassVar[bool] = False
+    # (open, close): tags a model may write as plain text instead of the declared (special
+    # token) tags, recognised only at the start of the output (after whitespace); when
+    # found they delimit reasoning for the rest of the response. None: none.
+    text_reasoning_tags: ClassVar[tuple[str, str] | None] = None
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

@@ -11,6 +11,9 @@ cdef class ResponseParserCore:
     # inline_reasoning: reasoning stays in content with its tags (_inline_open: the open tag,
     # in the prompt, not written yet)
     cdef bint _inline, _inline_open
+    # text_reasoning_tags: (open, close) a model may write as text instead of the special tags,
+    # recognised at the start of the output only (None: none, or no longer possible)
+    cdef tuple _alt_tags
     cdef object _r_open, _r_close, _t_open
     # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
     cdef object _t_reasoning
@@ -64,6 +67,7 @@ cdef class ResponseParserCore:
                                object tag_a, object tag_b, object tag_c) except -1
     cdef bint _consume_plain(self, list out) except -1
     cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2
+    cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2
     cdef bint _consume_reasoning(self, list out) except -1
     cdef bint _consume_header(self) except -1
     cdef int _enter_tool_mode(self, bint bare) except -1

@@ -245,6 +245,15 @@ cdef class ResponseParserCore:
         # a reasoning parser declaring inline_reasoning keeps reasoning in content, tags included
         self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
         self._inline_open = self._inline and reasoning_enabled
+        self._alt_tags = None
+        if reasoning_parser is not None and not reasoning_enabled and self._channels is None:
+            alt = getattr(reasoning_parser, 'text_reasoning_tags', None)
+            if alt is not None:
+                if type(alt) is not tuple or len(<tuple>alt) != 2 or not all(
+                        type(tag) is str and tag for tag in <tuple>alt):
+                    raise TypeError(f'{type(reasoning_parser).__name__}.text_reasoning_tags: '
+                                    f'expected (open tag, close tag), got {alt!r}')
+                self._alt_tags = <tuple>alt
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
@@ -522,6 +531,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t at = -1, t, first = 0
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
         cdef Py_ssize_t anchor_at, m = 0
+        if self._alt_tags is not None:
+            at = self._anchored_text_tags(p, n)
+            if at >= 0:
+                return at == 1
         bare = self._bare_open
         if bare is not None and self._bare_anchored:
             at = self._anchored_bare(p, n)
@@ -599,6 +612,42 @@ cdef class ResponseParserCore:
         elif k == n and k <= _BARE_LEAD and not self._final:
             return 0
         self._bare_open = None
+        return -1
+
+    cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2:
+        """The reasoning open tag written as text (``text_reasoning_tags``) at the start of the output,
+        after at most _BARE_LEAD whitespace characters: 1 it opens reasoning, and its close tag
+        ends it (the whitespace before it is dropped); 0 too short to tell (held); -1 not there
+        (and no longer looked for)."""
+        cdef int kind = PyUnicode_KIND(p)
+        cdef void *data = PyUnicode_DATA(p)
+        cdef Py_ssize_t k = 0
+        cdef Py_UCS4 ch
+        cdef int r
+        open_tag = (<tuple>self._alt_tags)[0]
+        while k < n and k <= _BARE_LEAD:
+            ch = PyUnicode_READ(kind, data, k)
+            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+                break
+            k += 1
+        if k <= _BARE_LEAD and k < n:
+            r = _starts_at(p, k, n, open_tag, self._final)
+            if r == 0:
+                return 0
+            if r == 1:
+                self._r_open = open_tag
+                self._r_close = (<tuple>self._alt_tags)[1]
+                self._alt_tags = None
+                # the special-token checks and the anchors were for the other tags
+                self._sid[0] = self._sid[1] = -1
+                self._anchor_plain = self._anchor_reasoning = 0
+                self._reach_plain = self._reach_reasoning = 0
+                self._pending = PyUnicode_Substring(p, k + PyUnicode_GET_LENGTH(<str>open_tag), n)
+                self._mode = M_REASONING
+                return 1
+        elif k == n and k <= _BARE_LEAD and not self._final:
+            return 0
+        self._alt_tags = None
         return -1
 
     cdef bint _consume_reasoning(self, list out) except -1:

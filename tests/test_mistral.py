@@ -33,6 +33,7 @@ from tests.streaming import (
 
 TC, ARGS, CID, TH, ETH = '[TOOL_CALLS]', '[ARGS]', '[CALL_ID]', '[THINK]', '[/THINK]'
 TAGS = (TC, ARGS, CID, TH, ETH)
+TEXT_TAGS = ('<think>', '</think>')  # Magistral 2506's reasoning tags, written as text
 MISTRAL_ID = re.compile(r'^[A-Za-z0-9]{9}$')
 R = None  # a random Mistral id (9 alphanumerics)
 
@@ -121,6 +122,16 @@ CASES = [
     Case('pre-v11-call-inside-think', TH + 'x ' + TC + '[' + env('get_time', '{}') + ']' + ETH + 'y', 'y',
          'x ' + TC + '[' + env('get_time', '{}') + ']', [], [], 'mistral'),
     Case('no-think', 'Plain answer.', 'Plain answer.', None, [], [], 'mistral'),
+    # Magistral 2506 writes <think> as text: read at the start of the output only
+    Case('text-think', '<think>\nr [THINK] x</think>c', 'c', '\nr [THINK] x', [], [], 'mistral'),
+    Case('text-think-after-space-then-call', '\n <think>r</think>' + v13('get_time', '{}'), None, 'r',
+         [('get_time', '{}')], [R], 'mistral'),
+    Case('text-think-not-at-start', 'a <think>r</think>c', 'a <think>r</think>c', None, [], [], 'mistral'),
+    Case('special-think-then-text-tags', TH + 'r <think>x</think>' + ETH + 'c', 'c', 'r <think>x</think>', [], [],
+         'mistral'),
+    Case('text-think-unclosed', '<think>still', None, 'still', [], [], 'mistral'),
+    Case('text-think-disabled', '<think>x</think>y', 'xy', None, [], [], 'mistral',
+         request={'chat_template_kwargs': {'enable_thinking': False}}),
     Case('think-disabled', TH + 'x' + ETH + 'y', 'xy', None, [], [], 'mistral',
          request={'chat_template_kwargs': {'enable_thinking': False}}),
     Case('tool-choice-none', 'x' + v13('get_time', '{}'), 'x' + v13('get_time', '{}'), None, [], [], None, 'mistral',
@@ -176,7 +187,7 @@ def test_parse_complete(case: Case, make_parser: Any) -> None:
 
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_stream_chunkings(case: Case, make_parser: Any) -> None:
-    for label, chunks in chunkings(case.text, TAGS):
+    for label, chunks in chunkings(case.text, TAGS + TEXT_TAGS):
         _check(case, make_parser, chunks, label)
 
 

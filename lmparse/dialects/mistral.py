@@ -29,8 +29,13 @@ its tool calls (``InstructTokenizerV13.encode_assistant_message``), and the
 OpenAI conversion closes every think chunk; so both parsers declare
 ``calls_in_reasoning = False`` and a ``[TOOL_CALLS]`` written inside
 ``[THINK]`` stays reasoning text (as vLLM's and SGLang's reasoning-first
-routing reads it). Magistral 2506 (v11) wrote ``<think>`` as text: the
-``deepseek-v3`` reasoning parser (``<think>``, starts as content) reads it.
+routing reads it). Magistral 2506 (v11 tokenizer, system prompt "Your
+thinking process must follow the template below: <think> ... </think>") writes
+``<think>`` / ``</think>`` as plain text, and Magistral 2509 still follows that
+legacy format when prompted for it: the reasoning parser declares them as
+``text_reasoning_tags``, so an output that starts with ``<think>`` (after
+whitespace) has its reasoning up to ``</think>``; anywhere else ``<think>`` is
+text. (``deepseek-v3``, ``<think>`` only, also reads Magistral 2506.)
 """
 from __future__ import annotations
 
@@ -67,3 +72,4 @@ class MistralReasoningParser(ReasoningParser):
     reasoning_close_tag = '[/THINK]'
     open_tag_in_prompt = False
     calls_in_reasoning = False
+    text_reasoning_tags = ('<think>', '</think>')
