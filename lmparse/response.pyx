@@ -404,8 +404,9 @@ cdef class ResponseParserCore:
             finally:
                 ids_close(&ids)
         elif size:
-            if ranges and (<tuple>ranges[-1])[2] == -1 and (<tuple>ranges[-1])[1] == start:
-                ranges[-1] = ((<tuple>ranges[-1])[0], end, -1)
+            last = len(ranges) - 1  # (no negative indexing: wraparound is off)
+            if last >= 0 and (<tuple>ranges[last])[2] == -1 and (<tuple>ranges[last])[1] == start:
+                ranges[last] = ((<tuple>ranges[last])[0], end, -1)
             else:
                 ranges.append((start, end, -1))
         self._stream_len = end

@@ -103,6 +103,14 @@ def test_steps_without_ids_read_the_text(qwen: VocabOf) -> None:
         content, calls, reasoning = cls(make_request()).parse_complete(text)
         assert reasoning == 'I could write ' and [c.function.name for c in calls] == ['get_weather']
     steps = _steps(qwen, pieces)
+    checked = BaseResponseParser.with_parsers('qwen3', 'qwen3', qwen)
+    for size in (1, 2, 5):  # steps without ids, one character or a few at a time: the text decides
+        got = _run(checked, [(text[i:i + size], []) for i in range(0, len(text), size)])
+        assert got[1] == 'I could write ' and [n for n, _ in got[2]] == ['get_weather'], size
+    # a step without ids between steps with ids: its tag is trusted, the quoted ones (with ids) stay text
+    real_close = next(k for k, (t, _) in enumerate(steps) if t == '</think>')
+    mixed = [(t, [] if k == real_close else ids) for k, (t, ids) in enumerate(steps)]
+    assert _run(checked, mixed)[:2] == ('ok', 'I could write <tool_call> or </think> here')
     plain = BaseResponseParser.with_parsers('qwen3', 'qwen3')
     assert _run(plain, steps)[1] == 'I could write '  # ids but no tokenizer: nothing to check against
 
