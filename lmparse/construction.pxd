@@ -56,7 +56,6 @@ cdef int set_default_kwargs_func(object func) except -1
 cdef object new_reasoning_parser(object rcls, dict kwargs, tuple names)
 cdef bint str_keys(dict kwargs) noexcept
 cdef tuple reasoning_token_ids(object tokenizer, object open_tag, object close_tag)
-cdef tuple marker_token_ids(object tokenizer, tuple tags)
 cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach)
 cdef tuple content_markers(object reasoning_parser, object tool_parser)
 cdef tuple block_headers(object reasoning_parser, object tool_parser, tuple markers)
@@ -71,3 +70,8 @@ cdef bint same_choice(object adjusted, object request, tuple fields) except -1
 cdef bint own_is_normal(object request) except -1
 cdef object normal_request(object adjusted)
 cdef object foreign_dump_tools(object request)
+cdef object thinking_switch(object kwargs)
+cdef bint starts_in_reasoning(Plan plan, object reasoning_parser, object kwargs) except -1
+cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except -1
+cdef tuple text_reasoning_tags(object reasoning_parser)
+cdef object adjusted_request(object tool_parser, object request, tuple fields, object choice, bint reasoning)

@@ -21,6 +21,7 @@ __all__ = [
     'for_tokenizer',
     'RESPONSE_PARSER_NAMES',
     'needs_tokenizer',
+    'parser_classes',
     'response_parser_for',
     'validate_parser_names',
 ]
@@ -201,6 +202,28 @@ def response_parser_for(reasoning_parser_name: str | None, tool_parser_name: str
         raise ValueError(f'reasoning parser {reasoning_parser_name!r} and tool parser {tool_parser_name!r}: '
                          f'{" / ".join(sorted(found))} is a response parser of its own and takes no other dialect')
     return found.pop()
+
+
+def parser_classes(reasoning_parser_name: str | None, tool_parser_name: str | None, tokenizer: Any = None,
+                   owner: str = 'BaseResponseParser') -> tuple[Any, Any]:
+    """The (reasoning, tool) classes ``owner.set_parsers`` configures for these names and tokenizer.
+
+    Validates the names, resolves ``for_tokenizer`` classes and checks the tokenizer
+    against the reasoning class. A name that stands for a response parser
+    (:data:`RESPONSE_PARSER_NAMES`) is a ValueError here: a class cannot become another.
+    """
+    reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
+    target = response_parser_for(reasoning_parser_name, tool_parser_name)
+    if target is not None:
+        raise ValueError(f'{tool_parser_name or reasoning_parser_name!r} names the {target!r} response parser, '
+                         f'not a dialect of {owner}: use ResponseParserManager.get({target!r}) '
+                         f'(with_parsers returns it)')
+    rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
+    tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
+    rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
+    if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
+        rcls.validate_tokenizer(tokenizer)
+    return rcls, tcls
 
 
 def needs_tokenizer(cls: Any) -> bool:

@@ -1,6 +1,7 @@
 # The response router's state (lmparse.response), declared here so compiled
 # wrappers (lmparse.compat) can call its streaming entry point directly.
 from lmparse.recipient_channels cimport ChannelRouter
+from lmparse.token_ids cimport TagIds
 from lmparse.tools.base cimport ToolParser
 
 
@@ -42,24 +43,12 @@ cdef class ResponseParserCore:
     cdef bint _count_on, _counting
     cdef Py_ssize_t _reasoning_count
     cdef long long _rt_open_id, _rt_close_id
-    # Token-id confirmation (a tag is structure only when it arrived as its special token):
-    # on when the tokenizer holds a tag as one token. _sid: the ids of the reasoning open,
-    # reasoning close and tool open tags (-1: not one token). _id_ranges: (start, end, kind)
-    # per step, in stream offsets: kind k, a step that carried tag k's id; -1, a step that
-    # carried no ids (its tags are trusted). _stream_len: text received so far.
-    cdef bint _ids_check
-    cdef long long _sid[3]
-    cdef Py_ssize_t _stream_len
-    cdef list _id_ranges
-    # the tokenizer that places a step's tags exactly when it carries several tokens (or None)
-    cdef object _id_decoder
+    # tags confirmed by their special token ids (None: no tokenizer, or it holds no tag as one token)
+    cdef TagIds _tag_ids
 
     # stream_chunk's body: callers that know they hold a ResponseParserCore skip the Python call
     cdef list _stream(self, object delta_text, object delta_token_ids, object final)
     cdef int _count_reasoning_tokens(self, object token_ids) except -1
-    cdef int _note_ids(self, object token_ids, bint have_ids, Py_ssize_t size) except -1
-    cdef bint _place_ids(self, list ids, list found, Py_ssize_t start, Py_ssize_t size) except -1
-    cdef bint _confirmed(self, int kind, Py_ssize_t at, Py_ssize_t n) except -1
     cdef bint _as_text(self, list out, str p, Py_ssize_t n, Py_ssize_t at, object tag, bint reasoning) except -1
     cdef int _run(self, list out) except -1
     cdef int _emit_text(self, list out, str text, bint reasoning) except -1

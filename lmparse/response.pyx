@@ -11,20 +11,20 @@ from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
-    STARTS_ALWAYS,
-    STARTS_SWITCHES,
     Plan,
+    adjusted_request,
     block_headers,
+    calls_in_reasoning,
     content_markers,
     eq,
-    foreign_dump_tools,
     marker_anchor,
-    marker_token_ids,
     new_reasoning_parser,
-    normal_request,
     own_choice,
     own_fields,
     own_template_kwargs,
+    starts_in_reasoning,
+    text_reasoning_tags,
+    thinking_switch,
     plan_for,
     reasoning_token_ids,
     same_choice,
@@ -37,7 +37,7 @@ from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
     _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
-from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
+from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
 cdef extern from "Python.h":
@@ -47,13 +47,10 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
-from lmparse.registry import (
-    ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, response_parser_for,
-    validate_parser_names)
+from lmparse.registry import ResponseParserManager, parser_classes, response_parser_for
 from lmparse.request import (
-    as_request, chat_template_kwargs_from_request, get_field, tool_choice_kind, update_request)
+    as_request, chat_template_kwargs_from_request, tool_choice_kind)
 from lmparse.request import ChatCompletionRequest as _OwnRequest
-from lmparse.tools.base import _dump_own_tools
 
 logger = logging.getLogger('lmparse')
 
@@ -74,6 +71,23 @@ cdef enum:
 
 # The block-header limit for Python (bench/memory.py bounds the retained buffer with it).
 MAX_BLOCK_HEADER = HEADER_MAX
+
+
+cdef int _at_start(str p, Py_ssize_t n, object tag, bint final, Py_ssize_t *k) except -2:
+    """``tag`` at the start of ``p[:n]`` after at most _BARE_LEAD whitespace characters (``k[0]``:
+    where): 1 whole, 0 too short to tell (held unless final), -1 not there."""
+    cdef int kind = PyUnicode_KIND(p)
+    cdef void *data = PyUnicode_DATA(p)
+    cdef Py_UCS4 ch
+    k[0] = 0
+    while k[0] < n and k[0] <= _BARE_LEAD:
+        ch = PyUnicode_READ(kind, data, k[0])
+        if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+            break
+        k[0] += 1
+    if k[0] <= _BARE_LEAD and k[0] < n:
+        return _starts_at(p, k[0], n, tag, final)
+    return 0 if k[0] == n and k[0] <= _BARE_LEAD and not final else -1
 
 
 def aggregate_deltas(list messages not None):
@@ -107,7 +121,6 @@ cdef class ResponseParserCore:
         self._pending = ''
         self._rt_open_id = -1
         self._rt_close_id = -1
-        self._sid[0] = self._sid[1] = self._sid[2] = -1
 
     def __init__(self, request):
         cdef Plan plan = plan_for(type(self))
@@ -120,18 +133,7 @@ cdef class ResponseParserCore:
         if kwargs is None:
             kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
         self._kwargs = kwargs
-        if type(kwargs) is dict:
-            if kwargs:
-                enable_thinking = (<dict>kwargs).get('enable_thinking', (<dict>kwargs).get('thinking', None))
-                thinking = (<dict>kwargs).get('thinking')
-            else:
-                enable_thinking = thinking = None
-        else:
-            enable_thinking = kwargs.get('enable_thinking', kwargs.get('thinking', None))
-            thinking = kwargs.get('thinking')
-        if thinking is True:
-            enable_thinking = True
-        self.enable_thinking = enable_thinking
+        enable_thinking = self.enable_thinking = thinking_switch(kwargs)
         self._thinking_off = enable_thinking is False
 
         rcls = plan.rcls
@@ -143,39 +145,14 @@ cdef class ResponseParserCore:
             reasoning_parser = rcls(**kwargs)
         self.reasoning_parser = reasoning_parser
         self.tool_parser = plan.tcls() if plan.tcls is not None else None
-        cdef bint reasoning_enabled = False
-        if reasoning_parser is not None and enable_thinking is not False:
-            if plan.r_starts == STARTS_ALWAYS:
-                reasoning_enabled = True
-            elif plan.r_starts == STARTS_SWITCHES and type(kwargs) is dict:
-                # the switches are kwargs.get(name): see ReasoningParser.thinking_switches
-                if kwargs:
-                    for name in plan.r_starts_names:
-                        if (<dict>kwargs).get(name) is True:
-                            reasoning_enabled = True
-                            break
-            else:
-                reasoning_enabled = bool(reasoning_parser.starts_in_reasoning_mode())
+        cdef bint reasoning_enabled = reasoning_parser is not None and enable_thinking is not False and (
+            starts_in_reasoning(plan, reasoning_parser, kwargs))
         self.reasoning_enabled = reasoning_enabled
 
         choice = own_choice(fields) if fields is not None else None
         if choice is None:
             choice = tool_choice_kind(request)
-        if self.tool_parser is not None:
-            adjusted = self.tool_parser.adjust_request(request)
-        else:
-            if eq(choice, 'required'):
-                raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
-            adjusted = _dump_own_tools(request) if fields is not None else None
-            if adjusted is None:
-                adjusted = foreign_dump_tools(request)
-        adjusted = normal_request(adjusted)
-        if eq(choice, 'required'):
-            # The engine applies one guided-decoding constraint: the structural tag wins.
-            fmt = self.tool_parser.build_required_response_format(
-                get_field(request, 'tools') or [], reasoning=self.reasoning_enabled)
-            adjusted = update_request(adjusted, response_format=fmt)
-        self.request = adjusted
+        adjusted = self.request = adjusted_request(self.tool_parser, request, fields, choice, reasoning_enabled)
 
         self._r_open = None
         self._r_close = None
@@ -211,13 +188,8 @@ cdef class ResponseParserCore:
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
 
-        # the tool-open tag searched inside reasoning: None when either parser declares that the
-        # model never calls tools there (then the tag is reasoning text)
-        self._t_reasoning = self._t_open
-        if tool_active and reasoning_parser is not None and not (
-                getattr(self.tool_parser, 'calls_in_reasoning', True) and
-                getattr(reasoning_parser, 'calls_in_reasoning', True)):
-            self._t_reasoning = None
+        # the tool-open tag searched inside reasoning: None when the model never calls tools there
+        self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
@@ -242,18 +214,10 @@ cdef class ResponseParserCore:
         self._header_opens, self._header_ends, self._header_reach, self._in_header = block_headers(
             reasoning_parser, self.tool_parser, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
-        # a reasoning parser declaring inline_reasoning keeps reasoning in content, tags included
+        # inline_reasoning keeps reasoning in content, tags included; text_reasoning_tags (construction)
         self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
         self._inline_open = self._inline and reasoning_enabled
-        self._alt_tags = None
-        if reasoning_parser is not None and not reasoning_enabled and self._channels is None:
-            alt = getattr(reasoning_parser, 'text_reasoning_tags', None)
-            if alt is not None:
-                if type(alt) is not tuple or len(<tuple>alt) != 2 or not all(
-                        type(tag) is str and tag for tag in <tuple>alt):
-                    raise TypeError(f'{type(reasoning_parser).__name__}.text_reasoning_tags: '
-                                    f'expected (open tag, close tag), got {alt!r}')
-                self._alt_tags = <tuple>alt
+        self._alt_tags = text_reasoning_tags(reasoning_parser) if not reasoning_enabled else None
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
@@ -274,22 +238,14 @@ cdef class ResponseParserCore:
             self._rt_close_id = -1 if close_id is None else close_id
         self._channels = channel_router(reasoning_parser, self.tool_parser, tool_active)
         self._count_on = self._count_on and self._channels is None  # channels: no reasoning tag ids to count
-        self._ids_check = False
-        self._stream_len = 0
-        self._id_ranges = None
-        if tokenizer is not None and self._channels is None and (reasoning_parser is not None or tool_active):
+        self._tag_ids = None
+        if tokenizer is not None and self._channels is None and (reasoning_parser is not None or tool_active) and (
+                getattr(type(self), 'confirm_tags_by_token_id', True) is not False):
             # a tag the tokenizer holds as one token is structure only when it arrives as that token
             # (an open tag written as several tokens, reasoning_open_token, is not checked)
-            sids = marker_token_ids(tokenizer, (
+            self._tag_ids = new_tag_ids(tokenizer, (
                 None if getattr(reasoning_parser, 'reasoning_open_token', None) else self._r_open,
                 self._r_close, self._t_open))
-            for k in range(3):
-                if sids[k] is not None:
-                    self._sid[k] = sids[k]
-                    self._ids_check = True
-            if self._ids_check:
-                self._id_ranges = []
-                self._id_decoder = tokenizer if callable(getattr(tokenizer, 'decode', None)) else None
 
     # ---- public state ---------------------------------------------------------
 
@@ -327,15 +283,15 @@ cdef class ResponseParserCore:
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
         cdef bint have_ids = token_ids_given(delta_token_ids)
-        if have_ids and self._ids_check and type(delta_token_ids) is not list and type(delta_token_ids) is not tuple and (
+        if have_ids and self._tag_ids is not None and type(delta_token_ids) is not list and type(delta_token_ids) is not tuple and (
                 not PyObject_CheckBuffer(delta_token_ids) and not isinstance(delta_token_ids, str)):
             delta_token_ids = list(delta_token_ids)  # read twice (counting, tag confirmation): an iterator once
         if self._count_on and not self._thinking_off and have_ids:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
-        if self._ids_check:
-            self._note_ids(delta_token_ids, have_ids, PyUnicode_GET_LENGTH(text))
+        if self._tag_ids is not None:
+            self._tag_ids.note(delta_token_ids, have_ids, PyUnicode_GET_LENGTH(text), PyUnicode_GET_LENGTH(self._pending))
         if self._passthrough:
             if not text:
                 return []
@@ -350,115 +306,9 @@ cdef class ResponseParserCore:
         return out
 
     cdef int _count_reasoning_tokens(self, object token_ids) except -1:
-        cdef long long tid
-        cdef long long open_id = self._rt_open_id
-        cdef long long close_id = self._rt_close_id
-        cdef bint counting = self._counting
-        cdef Py_ssize_t count = self._reasoning_count
-        cdef Py_ssize_t i
-        cdef TokenIds ids
-        ids_open(&ids, token_ids)  # lists as they are, integer buffers in place
-        try:
-            for i in range(ids.n):
-                tid = ids_at(&ids, i)
-                if tid == open_id:
-                    counting = True
-                elif tid == close_id:
-                    counting = False
-                elif counting:
-                    count += 1
-        finally:
-            ids_close(&ids)
-        self._counting = counting
-        self._reasoning_count = count
+        self._counting = count_between(token_ids, self._rt_open_id, self._rt_close_id, self._counting,
+                                       &self._reasoning_count)
         return 0
-
-    cdef int _note_ids(self, object token_ids, bint have_ids, Py_ssize_t size) except -1:
-        """Record which checked tags' ids this step carried, over the stream range of its text."""
-        cdef list ranges = self._id_ranges
-        cdef Py_ssize_t start = self._stream_len, end = start + size
-        cdef Py_ssize_t floor = start - PyUnicode_GET_LENGTH(self._pending)
-        cdef Py_ssize_t i = 0, k
-        cdef long long tid
-        cdef TokenIds ids
-        cdef list found = None  # (index of the id, kind) in this step
-        while i < len(ranges) and <Py_ssize_t>(<tuple>ranges[i])[1] <= floor:
-            i += 1  # text before the buffer is settled
-        if i:
-            del ranges[:i]
-        if have_ids:
-            ids_open(&ids, token_ids)
-            try:
-                for i in range(ids.n):
-                    tid = ids_at(&ids, i)
-                    for k in range(3):
-                        if tid == self._sid[k]:
-                            if found is None:
-                                found = []
-                            found.append((i, k))
-                if found is not None and (ids.n == 1 or self._id_decoder is None or not self._place_ids(
-                        [ids_at(&ids, i) for i in range(ids.n)], found, start, size)):
-                    # the tag is somewhere in the step's text (one token: it is the text)
-                    for item in found:
-                        ranges.append((start, end, (<tuple>item)[1]))
-            finally:
-                ids_close(&ids)
-        elif size:
-            last = len(ranges) - 1  # (no negative indexing: wraparound is off)
-            if last >= 0 and (<tuple>ranges[last])[2] == -1 and (<tuple>ranges[last])[1] == start:
-                ranges[last] = ((<tuple>ranges[last])[0], end, -1)
-            else:
-                ranges.append((start, end, -1))
-        self._stream_len = end
-        return 0
-
-    cdef bint _place_ids(self, list ids, list found, Py_ssize_t start, Py_ssize_t size) except -1:
-        """A step of several tokens: place each checked tag exactly, decoding the ordinary runs
-        between them once. False (nothing recorded) when the decoded lengths do not add up to
-        the step's text (a tokenizer that decodes differently from the engine)."""
-        cdef list placed = []
-        cdef Py_ssize_t pos = 0, prev = 0, i, width
-        cdef int k
-        tags = (self._r_open, self._r_close, self._t_open)
-        decode = self._id_decoder.decode
-        try:
-            for item in found:
-                i, k = (<tuple>item)[0], (<tuple>item)[1]
-                if i > prev:
-                    pos += len(decode(ids[prev:i]))
-                width = PyUnicode_GET_LENGTH(<str>tags[k])
-                placed.append((start + pos, start + pos + width, k))
-                pos += width
-                prev = i + 1
-            if prev < len(ids):
-                pos += len(decode(ids[prev:]))
-        except Exception:  # a decoder that fails: fall back to the step's range
-            return False
-        if pos != size:
-            return False
-        self._id_ranges.extend(placed)
-        return True
-
-    cdef bint _confirmed(self, int kind, Py_ssize_t at, Py_ssize_t n) except -1:
-        """Whether the tag of ``kind`` at ``at`` in the buffer (``n`` long) is structure: its tokenizer
-        id is unknown, its text arrived in a step without ids, or in a step that carried its id
-        (used up here). Else the model wrote the tag as ordinary tokens: text."""
-        if self._sid[kind] < 0:
-            return True
-        cdef list ranges = self._id_ranges
-        cdef Py_ssize_t a = self._stream_len - n + at, i
-        cdef tuple r
-        for i in range(len(ranges)):
-            r = <tuple>ranges[i]
-            if <Py_ssize_t>r[0] > a:
-                break
-            if a < <Py_ssize_t>r[1]:
-                if r[2] == -1:
-                    return True
-                if r[2] == kind:
-                    del ranges[i]
-                    return True
-        return False
 
     cdef bint _as_text(self, list out, str p, Py_ssize_t n, Py_ssize_t at, object tag, bint reasoning) except -1:
         """An unconfirmed tag at ``at``: it and the text before it go to the current channel."""
@@ -566,7 +416,8 @@ cdef class ResponseParserCore:
                 which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
-        if self._ids_check and (which == 1 or which == 2) and not self._confirmed(0 if which == 1 else 2, at, n):
+        if self._tag_ids is not None and (which == 1 or which == 2) and not self._tag_ids.confirmed(
+                0 if which == 1 else 2, self._tag_ids.stream_len - n + at):
             return self._as_text(out, p, n, at, self._r_open if which == 1 else self._t_open, False)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
@@ -587,69 +438,43 @@ cdef class ResponseParserCore:
         return True
 
     cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2:
-        """An anchored bare opener at the start of ``p``, after at most _BARE_LEAD whitespace
-        characters: 1 a bare block starts (the whitespace is the block's), 0 the text is too
-        short to tell (held), -1 it is not there (and bare calls end for this response)."""
-        cdef int kind = PyUnicode_KIND(p)
-        cdef void *data = PyUnicode_DATA(p)
-        cdef Py_ssize_t k = 0
-        cdef Py_UCS4 ch
-        cdef int r
-        while k < n and k <= _BARE_LEAD:
-            ch = PyUnicode_READ(kind, data, k)
-            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
-                break
-            k += 1
-        if k <= _BARE_LEAD and k < n:
-            # the reasoning open tag comes first (Mistral's [THINK] beside a bare '['); content starts after it
-            r = _starts_at(p, k, n, self._r_open, self._final)
-            if r >= 0:
-                return -r  # whole: the tag is read first, bare calls stay possible after it; part: held
-            r = _starts_at(p, k, n, self._bare_open, self._final)
-            if r == 1:
-                self._enter_tool_mode(True)
-            if r >= 0:
-                return r
-        elif k == n and k <= _BARE_LEAD and not self._final:
-            return 0
+        """An anchored bare opener at the start of ``p`` (see _at_start): 1 a bare block starts (the
+        whitespace is the block's), 0 too short to tell (held), -1 not there (bare calls end)."""
+        cdef Py_ssize_t k
+        # the reasoning open tag comes first (Mistral's [THINK] beside a bare '['); content starts after it
+        cdef int r = _at_start(p, n, self._r_open, self._final, &k)
+        if r >= 0:
+            return -r  # whole: the tag is read first, bare calls stay possible after it; part: held
+        r = _at_start(p, n, self._bare_open, self._final, &k)
+        if r == 1:
+            self._enter_tool_mode(True)
+        if r >= 0:
+            return r
         self._bare_open = None
         return -1
 
     cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2:
-        """The reasoning open tag written as text (``text_reasoning_tags``) at the start of the output,
-        after at most _BARE_LEAD whitespace characters: 1 it opens reasoning, and its close tag
-        ends it (the whitespace before it is dropped); 0 too short to tell (held); -1 not there
-        (and no longer looked for)."""
-        cdef int kind = PyUnicode_KIND(p)
-        cdef void *data = PyUnicode_DATA(p)
-        cdef Py_ssize_t k = 0
-        cdef Py_UCS4 ch
-        cdef int r
+        """The reasoning open tag written as text (``text_reasoning_tags``) at the start of the output:
+        1 it opens reasoning, its close tag ends it (whitespace before it dropped); 0 held; -1 not there."""
+        cdef Py_ssize_t k
         open_tag = (<tuple>self._alt_tags)[0]
-        while k < n and k <= _BARE_LEAD:
-            ch = PyUnicode_READ(kind, data, k)
-            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
-                break
-            k += 1
-        if k <= _BARE_LEAD and k < n:
-            r = _starts_at(p, k, n, open_tag, self._final)
-            if r == 0:
-                return 0
-            if r == 1:
-                self._r_open = open_tag
-                self._r_close = (<tuple>self._alt_tags)[1]
-                self._alt_tags = None
-                # the special-token checks and the anchors were for the other tags
-                self._sid[0] = self._sid[1] = -1
-                self._anchor_plain = self._anchor_reasoning = 0
-                self._reach_plain = self._reach_reasoning = 0
-                self._pending = PyUnicode_Substring(p, k + PyUnicode_GET_LENGTH(<str>open_tag), n)
-                self._mode = M_REASONING
-                return 1
-        elif k == n and k <= _BARE_LEAD and not self._final:
+        cdef int r = _at_start(p, n, open_tag, self._final, &k)
+        if r == 0:
             return 0
+        if r < 0:
+            self._alt_tags = None
+            return -1
+        self._r_open = open_tag
+        self._r_close = (<tuple>self._alt_tags)[1]
         self._alt_tags = None
-        return -1
+        # the special-token checks and the anchors were for the other tags
+        if self._tag_ids is not None:
+            self._tag_ids.sid[0] = self._tag_ids.sid[1] = -1
+        self._anchor_plain = self._anchor_reasoning = 0
+        self._reach_plain = self._reach_reasoning = 0
+        self._pending = PyUnicode_Substring(p, k + PyUnicode_GET_LENGTH(<str>open_tag), n)
+        self._mode = M_REASONING
+        return 1
 
     cdef bint _consume_reasoning(self, list out) except -1:
         cdef str p = self._pending
@@ -679,7 +504,8 @@ cdef class ResponseParserCore:
                 which = 3
         if at < 0:
             return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
-        if self._ids_check and which <= 2 and not self._confirmed(1 if which == 0 else (2 if which == 1 else 0), at, n):
+        if self._tag_ids is not None and which <= 2 and not self._tag_ids.confirmed(
+                1 if which == 0 else (2 if which == 1 else 0), self._tag_ids.stream_len - n + at):
             return self._as_text(out, p, n, at, self._r_close if which == 0 else (
                 self._t_reasoning if which == 1 else self._r_open), True)
         if at > 0:
@@ -830,6 +656,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     tool_parser_cls = None
     tokenizer = None
     supports_required_tool_choice = True
+    # With a tokenizer and token ids: a reasoning or tool-open tag the tokenizer holds as one
+    # token is structure only when it arrived as that token (False: the text alone decides).
+    confirm_tags_by_token_id = True
     MODE_PLAIN = 'plain'
     MODE_REASONING = 'reasoning'
     MODE_TOOL = 'tool'
@@ -841,19 +670,8 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
         """Configure this class by registry name; unset names clear earlier settings."""
 
-        reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
-        target = response_parser_for(reasoning_parser_name, tool_parser_name)
-        if target is not None:
-            raise ValueError(f'{tool_parser_name or reasoning_parser_name!r} names the {target!r} response parser, '
-                             f'not a dialect of {cls.__name__}: use ResponseParserManager.get({target!r}) '
-                             f'(with_parsers returns it)')
-        rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
-        tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
-        rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
-        if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
-            rcls.validate_tokenizer(tokenizer)
-        cls.reasoning_parser_cls = rcls
-        cls.tool_parser_cls = tcls
+        cls.reasoning_parser_cls, cls.tool_parser_cls = parser_classes(
+            reasoning_parser_name, tool_parser_name, tokenizer, cls.__name__)
         cls.tokenizer = tokenizer
 
     @classmethod

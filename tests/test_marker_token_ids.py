@@ -158,3 +158,10 @@ def test_mistral_markers_written_as_ordinary_tokens_are_text(tekken: tuple[Any, 
         content, reasoning, calls = _run(cls, _grouped(steps, size))
         assert (content, reasoning) == ('Type [TOOL_CALLS]x[THINK].', 'Use [/THINK] then'), size
         assert [n for n, _ in calls] == ['search']
+
+
+def test_the_check_can_be_turned_off(qwen: VocabOf) -> None:
+    _, pieces, *_ = QWEN_CASES[0]
+    cls = BaseResponseParser.with_parsers('qwen3', 'qwen3', qwen)
+    cls.confirm_tags_by_token_id = False
+    assert _run(cls, _steps(qwen, pieces))[1] == 'I could write '  # the quoted tag opened a block again
