@@ -70,3 +70,8 @@ cdef bint same_choice(object adjusted, object request, tuple fields) except -1
 cdef bint own_is_normal(object request) except -1
 cdef object normal_request(object adjusted)
 cdef object foreign_dump_tools(object request)
+cdef object thinking_switch(object kwargs)
+cdef bint starts_in_reasoning(Plan plan, object reasoning_parser, object kwargs) except -1
+cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except -1
+cdef tuple text_reasoning_tags(object reasoning_parser)
+cdef object adjusted_request(object tool_parser, object request, tuple fields, object choice, bint reasoning)

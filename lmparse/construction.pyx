@@ -27,6 +27,8 @@ from lmparse.reasoning import ReasoningMeta as _ReasoningMeta
 from lmparse.reasoning import ReasoningParser as _ReasoningParser
 from lmparse.request import REQUEST_ADAPTERS as _ADAPTERS
 from lmparse.request import dump_tools, get_field, normalize_chat_request
+from lmparse.request import update_request as _update_request
+from lmparse.tools.base import _dump_own_tools
 
 __all__ = []
 
@@ -361,6 +363,77 @@ cdef bint str_keys(dict kwargs) noexcept:
         if not isinstance(key, str):
             return False
     return True
+
+
+# ---- per-response reads of the request and the declarations ---------------------------
+
+cdef object adjusted_request(object tool_parser, object request, tuple fields, object choice, bint reasoning):
+    """The request for the engine: the tool parser's adjust_request (or tools dumped for the
+    template), normalized; ``tool_choice="required"`` adds the structural tag.
+
+    ``fields``: own_fields(request); ``choice``: the tool_choice kind; ``reasoning``: output
+    starts in reasoning.
+    """
+    if tool_parser is not None:
+        adjusted = tool_parser.adjust_request(request)
+    else:
+        if eq(choice, 'required'):
+            raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
+        adjusted = _dump_own_tools(request) if fields is not None else None
+        if adjusted is None:
+            adjusted = foreign_dump_tools(request)
+    adjusted = normal_request(adjusted)
+    if eq(choice, 'required'):
+        # The engine applies one guided-decoding constraint: the structural tag wins.
+        fmt = tool_parser.build_required_response_format(get_field(request, 'tools') or [], reasoning=reasoning)
+        adjusted = _update_request(adjusted, response_format=fmt)
+    return adjusted
+
+
+cdef object thinking_switch(object kwargs):
+    """``enable_thinking`` from the chat template kwargs (``thinking`` too; ``thinking=True`` wins)."""
+    if type(kwargs) is dict:
+        if not kwargs:
+            return None
+        enable_thinking = (<dict>kwargs).get('enable_thinking', (<dict>kwargs).get('thinking', None))
+        thinking = (<dict>kwargs).get('thinking')
+    else:
+        enable_thinking = kwargs.get('enable_thinking', kwargs.get('thinking', None))
+        thinking = kwargs.get('thinking')
+    return True if thinking is True else enable_thinking
+
+
+cdef bint starts_in_reasoning(Plan plan, object reasoning_parser, object kwargs) except -1:
+    """Whether output starts inside reasoning (thinking not switched off), by the plan when it can."""
+    if plan.r_starts == STARTS_ALWAYS:
+        return True
+    if plan.r_starts == STARTS_SWITCHES and type(kwargs) is dict:
+        # the switches are kwargs.get(name): see ReasoningParser.thinking_switches
+        for name in plan.r_starts_names:
+            if (<dict>kwargs).get(name) is True:
+                return True
+        return False
+    return bool(reasoning_parser.starts_in_reasoning_mode())
+
+
+cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except -1:
+    """False when either parser declares ``calls_in_reasoning = False``: the model never calls
+    tools inside reasoning, so a tool-open tag there is reasoning text."""
+    if reasoning_parser is None or tool_parser is None:
+        return True
+    return bool(getattr(tool_parser, 'calls_in_reasoning', True)) and bool(
+        getattr(reasoning_parser, 'calls_in_reasoning', True))
+
+
+cdef tuple text_reasoning_tags(object reasoning_parser):
+    """The reasoning parser's ``text_reasoning_tags`` (open, close), checked; None: none."""
+    alt = getattr(reasoning_parser, 'text_reasoning_tags', None) if reasoning_parser is not None else None
+    if alt is None:
+        return None
+    if type(alt) is not tuple or len(<tuple>alt) != 2 or not all(type(tag) is str and tag for tag in <tuple>alt):
+        raise TypeError(f'{type(reasoning_parser).__name__}.text_reasoning_tags: '
+                        f'expected (open tag, close tag), got {alt!r}')
+    return <tuple>alt
 
 
 # ---- per-class construction plan ----------------------------------------------------

@@ -330,10 +330,8 @@ cdef class HarmonyParserCore:
             ids_close(&ids)
 
     cdef list _route(self, str text, TokenIds *ids, bint final):
-        if not text and not ids.n and not self._received_any and not final:
-            # Some engines send an empty first step; clients expect a visible empty delta.
-            self._received_any = True
-            return [(new_delta_message('', None, None), False)]
+        # An empty step yields no delta (not an empty content delta): a response of
+        # tool calls only keeps content None. The runner/adapters own the first role chunk.
         self._received_any = True
         self._final = final
         cdef list out = []

@@ -128,6 +128,16 @@ def build_harmony_structural_tag(tools: Sequence[dict[str, Any]], tool_choice: A
     return dumped
 
 
+def _needs_structural_tag(kind: str, choice: Any) -> bool:
+    """Whether ``tool_choice`` forces a call: "required", a named function, or allowed tools in "required" mode."""
+    if kind in ('required', 'function'):
+        return True
+    if kind == 'allowed_tools':
+        allowed = get_field(choice, 'allowed_tools', None)
+        return get_field(allowed, 'mode', None) == 'required' if allowed is not None else False
+    return False
+
+
 def adjust_harmony_request(request: Any, tool_parser: Any) -> Any:
     """The request for the Harmony template and the engine; records the allowed tool names.
 
@@ -137,8 +147,11 @@ def adjust_harmony_request(request: Any, tool_parser: Any) -> Any:
       is enforced on the output and by the structural tag);
     * ``skip_special_tokens=False`` so the engine's text carries the Harmony
       special tokens (text mode, exact for any chunking);
-    * with tools, the ``harmony`` structural tag (xgrammar, optional) becomes
-      the ``response_format``; ``tool_choice="required"`` fails without it.
+    * when ``tool_choice`` forces a call (``"required"``, a named function,
+      ``allowed_tools`` in ``"required"`` mode), the ``harmony`` structural tag
+      (xgrammar, optional) becomes the ``response_format``;
+      ``tool_choice="required"`` fails without it. ``"auto"`` builds no tag and
+      never imports xgrammar.
     """
     request = as_request(request)
     kind = tool_choice_kind(request)
@@ -170,7 +183,9 @@ def adjust_harmony_request(request: Any, tool_parser: Any) -> Any:
     tool_parser._allowed_tool_names = allowed
     tool_parser._tool_schemas = tool_parameter_schemas(adjusted)
 
-    if rendered and kind != 'none':
+    if rendered and _needs_structural_tag(kind, choice):
+        # Only a request that forces calls needs the tag: building it imports xgrammar (and torch),
+        # seconds and hundreds of MB on the first request; "auto" is parsed from the prompt alone.
         grammar = build_harmony_structural_tag(rendered, choice)
         if grammar is not None:
             adjusted = update_request(adjusted, response_format=grammar)

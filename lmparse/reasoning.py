@@ -42,7 +42,10 @@ class ReasoningMeta(type):
             _GENERATION[0] = object()
 
 
-@ReasoningParserManager.register_module('default')
+# 'deepseek-r1' is also SGLang's name for this protocol (its DeepSeekR1Detector: output starts
+# in reasoning, <think> / </think>); registered so it resolves in lmparse itself, while
+# validate_parser_names still maps it, an LMDeploy legacy name, to 'default' with a warning.
+@ReasoningParserManager.register_module(['default', 'deepseek-r1'])
 class ReasoningParser(metaclass=ReasoningMeta):
     """Default ``<think>...</think>`` reasoning protocol.
 
@@ -68,6 +71,17 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # the router drops them wherever they occur in text outside tool blocks
     # (content and reasoning), whole only; a tool parser may declare them too.
     content_markers: ClassVar[tuple[str, ...]] = ()
+    # False: the model never calls tools inside reasoning, so a tool-open tag there is
+    # reasoning text (the tool parser may declare the same: either one turns it off).
+    calls_in_reasoning: ClassVar[bool] = True
+    # True: an output option, not a protocol: reasoning is kept inline in content with its
+    # tags (``<think>…</think>answer``, the open tag written even when the prompt held it),
+    # for clients that split reasoning themselves; tool calls are still extracted.
+    inline_reasoning: ClassVar[bool] = False
+    # (open, close): tags a model may write as plain text instead of the declared (special
+    # token) tags, recognised only at the start of the output (after whitespace); when
+    # found they delimit reasoning for the rest of the response. None: none.
+    text_reasoning_tags: ClassVar[tuple[str, str] | None] = None
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

@@ -19,7 +19,10 @@ __all__ = [
     'ToolParserManager',
     'UnknownParserError',
     'for_tokenizer',
+    'RESPONSE_PARSER_NAMES',
     'needs_tokenizer',
+    'parser_classes',
+    'response_parser_for',
     'validate_parser_names',
 ]
 
@@ -29,6 +32,12 @@ T = TypeVar('T')
 
 # Old --reasoning-parser values that now all mean the unified 'default' parser.
 LEGACY_REASONING_PARSER_NAMES: tuple[str, ...] = ('qwen-qwq', 'intern-s1', 'deepseek-r1')
+
+# Engine tool / reasoning parser names that stand for a whole lmparse response parser: Harmony
+# (gpt-oss) has its own channels, so vLLM's ``openai`` (tool) / ``openai_gptoss`` (reasoning) and
+# SGLang's ``gpt-oss`` (both) name lmparse's ``gpt-oss`` response parser, not a dialect pair.
+# ``BaseResponseParser.with_parsers`` returns that parser's class for them.
+RESPONSE_PARSER_NAMES: dict[str, str] = {'openai': 'gpt-oss', 'openai_gptoss': 'gpt-oss', 'gpt-oss': 'gpt-oss'}
 
 
 class UnknownParserError(KeyError, ValueError):
@@ -163,11 +172,58 @@ def validate_parser_names(
                            reasoning_parser_name)
         reasoning_parser_name = 'default'
 
-    if reasoning_parser_name is not None and reasoning_parser_name not in ReasoningParserManager:
+    if reasoning_parser_name is not None and reasoning_parser_name not in ReasoningParserManager and (
+            reasoning_parser_name not in RESPONSE_PARSER_NAMES):
         raise ReasoningParserManager.unknown_error(reasoning_parser_name)
-    if tool_parser_name is not None and tool_parser_name not in ToolParserManager:
+    if tool_parser_name is not None and tool_parser_name not in ToolParserManager and (
+            tool_parser_name not in RESPONSE_PARSER_NAMES):
         raise ToolParserManager.unknown_error(tool_parser_name)
+    response_parser_for(reasoning_parser_name, tool_parser_name)  # a mixed pair fails here, before start-up
     return reasoning_parser_name, tool_parser_name
+
+
+def response_parser_for(reasoning_parser_name: str | None, tool_parser_name: str | None) -> str | None:
+    """The response parser name the pair stands for (:data:`RESPONSE_PARSER_NAMES`), or None.
+
+    A name registered as a dialect wins (lmparse's own meaning of a shared name). A
+    response-parser name takes no dialect beside it: ``ValueError`` for a mixed pair.
+    """
+    targets = []
+    for name, registry in ((reasoning_parser_name, ReasoningParserManager), (tool_parser_name, ToolParserManager)):
+        if isinstance(name, str) and name not in registry:
+            target = RESPONSE_PARSER_NAMES.get(name)
+            targets.append(target)
+        elif name is not None:
+            targets.append(None)
+    found = {t for t in targets if t is not None}
+    if not found:
+        return None
+    if len(found) > 1 or None in targets:
+        raise ValueError(f'reasoning parser {reasoning_parser_name!r} and tool parser {tool_parser_name!r}: '
+                         f'{" / ".join(sorted(found))} is a response parser of its own and takes no other dialect')
+    return found.pop()
+
+
+def parser_classes(reasoning_parser_name: str | None, tool_parser_name: str | None, tokenizer: Any = None,
+                   owner: str = 'BaseResponseParser') -> tuple[Any, Any]:
+    """The (reasoning, tool) classes ``owner.set_parsers`` configures for these names and tokenizer.
+
+    Validates the names, resolves ``for_tokenizer`` classes and checks the tokenizer
+    against the reasoning class. A name that stands for a response parser
+    (:data:`RESPONSE_PARSER_NAMES`) is a ValueError here: a class cannot become another.
+    """
+    reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
+    target = response_parser_for(reasoning_parser_name, tool_parser_name)
+    if target is not None:
+        raise ValueError(f'{tool_parser_name or reasoning_parser_name!r} names the {target!r} response parser, '
+                         f'not a dialect of {owner}: use ResponseParserManager.get({target!r}) '
+                         f'(with_parsers returns it)')
+    rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
+    tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
+    rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
+    if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
+        rcls.validate_tokenizer(tokenizer)
+    return rcls, tcls
 
 
 def needs_tokenizer(cls: Any) -> bool:

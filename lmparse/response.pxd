@@ -1,14 +1,23 @@
 # The response router's state (lmparse.response), declared here so compiled
 # wrappers (lmparse.compat) can call its streaming entry point directly.
 from lmparse.recipient_channels cimport ChannelRouter
+from lmparse.token_ids cimport TagIds
 from lmparse.tools.base cimport ToolParser
 
 
 cdef class ResponseParserCore:
     cdef public str _pending
     cdef int _mode, _return_mode
-    cdef bint _after_tool_block, _received_any_text, _final, _passthrough, _thinking_off, _in_header
+    cdef bint _after_tool_block, _final, _passthrough, _thinking_off, _in_header
+    # inline_reasoning: reasoning stays in content with its tags (_inline_open: the open tag,
+    # in the prompt, not written yet)
+    cdef bint _inline, _inline_open
+    # text_reasoning_tags: (open, close) a model may write as text instead of the special tags,
+    # recognised at the start of the output only (None: none, or no longer possible)
+    cdef tuple _alt_tags
     cdef object _r_open, _r_close, _t_open
+    # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
+    cdef object _t_reasoning
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
     # the opener counts only at the start of the plain channel (then cleared once text is content)
@@ -34,16 +43,20 @@ cdef class ResponseParserCore:
     cdef bint _count_on, _counting
     cdef Py_ssize_t _reasoning_count
     cdef long long _rt_open_id, _rt_close_id
+    # tags confirmed by their special token ids (None: no tokenizer, or it holds no tag as one token)
+    cdef TagIds _tag_ids
 
     # stream_chunk's body: callers that know they hold a ResponseParserCore skip the Python call
     cdef list _stream(self, object delta_text, object delta_token_ids, object final)
     cdef int _count_reasoning_tokens(self, object token_ids) except -1
+    cdef bint _as_text(self, list out, str p, Py_ssize_t n, Py_ssize_t at, object tag, bint reasoning) except -1
     cdef int _run(self, list out) except -1
     cdef int _emit_text(self, list out, str text, bint reasoning) except -1
     cdef bint _release_or_hold(self, list out, bint reasoning, Py_ssize_t start,
                                object tag_a, object tag_b, object tag_c) except -1
     cdef bint _consume_plain(self, list out) except -1
     cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2
+    cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2
     cdef bint _consume_reasoning(self, list out) except -1
     cdef bint _consume_header(self) except -1
     cdef int _enter_tool_mode(self, bint bare) except -1

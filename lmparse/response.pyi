@@ -97,6 +97,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     tool_parser_cls: ClassVar[type[ToolParser] | None]
     tokenizer: ClassVar[Any]
     supports_required_tool_choice: ClassVar[bool]
+    # With a tokenizer and token ids: a reasoning / tool-open tag held as one token is
+    # structure only when it arrived as that token (False: the text alone decides).
+    confirm_tags_by_token_id: ClassVar[bool]
     MODE_PLAIN: Final = "plain"
     MODE_REASONING: Final = "reasoning"
     MODE_TOOL: Final = "tool"
@@ -116,6 +119,10 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
         tool_parser_name: str | None = None,
         tokenizer: Any = None,
     ) -> type[Self]:
-        """Return a new subclass configured independently of ``cls`` (one per served model)."""
+        """Return a new subclass configured independently of ``cls`` (one per served model).
+
+        Engine names that stand for a whole response parser (vLLM's ``openai`` /
+        ``openai_gptoss``, SGLang's ``gpt-oss``) return that parser's class instead.
+        """
     @classmethod
     def chat_template_kwargs_from_request(cls, request: Any) -> dict[str, Any]: ...

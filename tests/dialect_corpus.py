@@ -557,9 +557,14 @@ def build_router_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLA
     parts: list[str] = []
     visible: list[str] = []
     calls: list[tuple[str, Any]] = []
-    exact = True
+    # inline_reasoning (an output option: reasoning in content with its tags) has its own tests
+    exact = not getattr(reasoning_cls, 'inline_reasoning', False)
     last_was_block = False
     closeless = tool_cls is not None and not tool_cls.get_tool_close_tag()
+    calls_in_reasoning = all(getattr(o, 'calls_in_reasoning', True) for o in (tool_cls, reasoning_cls) if o is not None)
+    if not calls_in_reasoning and tool_cls is not None and new_parser(cfg).mode == 'reasoning':
+        # output that starts inside reasoning holds no call before the reasoning ends
+        parts.append(close_r)
     all_markers = content_markers(cfg)
     # Block headers (Inkling): text after a header marker up to a block-kind marker is metadata, so
     # header markers are not sprinkled, and output that starts in a header starts with a kind marker.
@@ -636,7 +641,8 @@ def build_router_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLA
                 visible.append(open_r)
             last_was_block = False
             text(in_reasoning=True)
-            if rng.random() < 0.5 and not closeless:
+            # (not for a model that never calls tools inside reasoning: there the block is reasoning text)
+            if rng.random() < 0.5 and not closeless and calls_in_reasoning:
                 if block():
                     text(in_reasoning=True)
             parts.append(close_r)

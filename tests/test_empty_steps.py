@@ -74,3 +74,54 @@ def test_separator_before_an_open_tag_that_starts_with_newlines(dialect: str, se
         got = reconstruct(parser, stream_flagged(parser, chunks, flush=True))
         assert got.content == 'hitail'
         assert [name for name, _ in got.calls] == ['get_weather', 'get_weather']
+
+
+# ---- an empty step is no delta (issue #27 item 4) --------------------------------------
+
+from tests import dialect_corpus  # noqa: E402
+
+EVERY_CONFIG = dialect_corpus.configs(full=False)
+
+
+@pytest.mark.parametrize('cfg', EVERY_CONFIG, ids=[c.id for c in EVERY_CONFIG])
+def test_empty_first_step_is_no_delta(cfg: dialect_corpus.Config) -> None:
+    """No configuration answers an empty engine step with an empty content delta."""
+    parser = dialect_corpus.new_parser(cfg)
+    for ids in ([], None, ()):
+        assert parser.stream_chunk('', ids) == []
+    assert parser.stream_chunk('', [], final=True) == []
+
+
+def _tool_only(dialect: str) -> str:
+    tool_cls = ToolParserManager.get(dialect)
+    return tool_cls.get_tool_open_tag() + '{"name": "get_weather", "arguments": {"city": "Paris"}}' + (
+        tool_cls.get_tool_close_tag() or '')
+
+
+TOOL_ONLY = {
+    'qwen3': '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    'qwen3_coder': ('<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n'
+                    '</tool_call>'),
+    'mistral': '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    'llama3': '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}',
+}
+
+
+@pytest.mark.parametrize('dialect', sorted(TOOL_ONLY))
+def test_tool_only_response_after_an_empty_step_has_no_content(dialect: str) -> None:
+    """Streamed and aggregated, a response of tool calls alone keeps content None when steps carry no text."""
+    from lmparse.response import aggregate_deltas
+
+    text = TOOL_ONLY[dialect]
+    cls = BaseResponseParser.with_parsers(None, dialect)
+    parser = cls(make_request())
+    out = parser.stream_chunk('', [])
+    for i in range(0, len(text), 5):
+        out += parser.stream_chunk('', [])
+        out += parser.stream_chunk(text[i:i + 5], [1])
+    out += parser.stream_chunk('', [], final=True)
+    content, reasoning, calls = aggregate_deltas(out)
+    assert all(message.content is None for message, _ in out)
+    assert (content, reasoning) == ('', '') and [c.function.name for c in parser.tool_parser.build_tool_calls(calls)] == [
+        'get_weather']
+    assert cls(make_request()).parse_complete(text)[0] is None

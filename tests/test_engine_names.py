@@ -19,14 +19,21 @@ NAMES = json.loads((Path(__file__).parent / 'data' / 'engine_parser_names.json')
 
 # Harmony (gpt-oss) is lmparse's response parser ``gpt-oss``, not a tool or reasoning parser.
 HARMONY = {'openai', 'openai_gptoss', 'gpt-oss'}
-# Adds ``<think>`` in front of the content: lmparse never writes text the model did not.
-UNSUPPORTED = {'minimax_m2_append_think', 'minimax-append-think'}
+# Every engine name is provided (MiniMax's append-think names are the inline_reasoning output option).
+UNSUPPORTED: set[str] = set()
 
 
 def _resolves(kind: str, name: str) -> bool:
     if kind.endswith('_tool'):
         return name in ToolParserManager.names()
     return name in ReasoningParserManager.names() or name in LEGACY_REASONING_PARSER_NAMES
+
+
+def _configured(kind: str, name: str) -> type:
+    """What ``lmparse parse --tool-parser NAME`` (or ``--reasoning-parser``) builds."""
+    from lmparse.server import build_parser_class
+    return build_parser_class('default', None if kind.endswith('_tool') else name,
+                              name if kind.endswith('_tool') else None)
 
 
 def test_lists_are_the_engines() -> None:
@@ -47,6 +54,22 @@ def test_unsupported_names_stay_unresolved() -> None:
 
 
 def test_harmony_names_are_the_response_parser() -> None:
+    """vLLM's openai / openai_gptoss and SGLang's gpt-oss build lmparse's gpt-oss response parser."""
     from lmparse import ResponseParserManager
-    assert 'gpt-oss' in ResponseParserManager.names()
+    from lmparse.registry import RESPONSE_PARSER_NAMES
+    gpt_oss = ResponseParserManager.get('gpt-oss')
     assert not any(_resolves(kind, n) for kind in NAMES for n in HARMONY & set(NAMES[kind]))
+    seen = set()
+    for kind in NAMES:
+        for name in HARMONY & set(NAMES[kind]):
+            assert RESPONSE_PARSER_NAMES[name] == 'gpt-oss'
+            assert issubclass(_configured(kind, name), gpt_oss), (kind, name)
+            seen.add(name)
+    assert seen == HARMONY
+
+
+def test_sglang_deepseek_r1_is_registered() -> None:
+    from lmparse import BaseResponseParser
+    assert ReasoningParserManager.get('deepseek-r1') is ReasoningParserManager.get('deepseek_r1')
+    parser = BaseResponseParser.with_parsers('deepseek-r1', None)({'messages': []})
+    assert parser.parse_complete('a</think>b') == ('b', None, 'a')

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import importlib.util
 import sys
 import types
 from dataclasses import dataclass, field
@@ -451,10 +450,10 @@ def test_partial_terminator_is_held_then_released_at_final() -> None:
     assert [m.content for m, _ in out] == ['<|ret']
 
 
-def test_empty_first_chunk_gives_visible_empty_delta() -> None:
+def test_empty_first_chunk_gives_no_delta() -> None:
+    # issue #27 item 4: an empty step is no delta; the first role chunk is the adapters' job
     parser = new_parser(CASES[0])
-    (message, emitted), = parser.stream_chunk('', [])
-    assert message.content == '' and message.role == 'assistant' and not emitted
+    assert parser.stream_chunk('', []) == []
     assert parser.stream_chunk('', []) == []
 
 
@@ -561,10 +560,7 @@ def test_adjust_request_full_wrappers_and_tool_choice() -> None:
     assert [t['type'] for t in tools] == ['function'] * 3
     assert [t['function']['name'] for t in tools] == ['get_weather', 'get_time', 'search']
     assert parser.request.skip_special_tokens is False
-    if importlib.util.find_spec('xgrammar') is None:
-        assert parser.request.response_format is None  # prompt-only tool calling
-    else:
-        assert parser.request.response_format['type'] == 'structural_tag'
+    assert parser.request.response_format is None  # "auto": prompt-only tool calling, no structural tag
 
     none = GptOssResponseParser(make_request(tool_choice='none'))
     assert none.request.tools is None

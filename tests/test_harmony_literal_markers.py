@@ -82,7 +82,6 @@ def lagged(spec: str, rng: random.Random, first_text: bool = True) -> list[tuple
     text = ''.join(t for t, _ in toks)
     chunks, i, shown = [], 0, 0
     while i < len(toks) or shown < len(text):
-        # (A first step with neither text nor ids gets the visible empty delta: not this test's subject.)
         j = min(len(toks), i + rng.choice((1, 2, 3, 5) if not chunks else (0, 1, 1, 2, 3, 5)))
         upto = rng.randint(shown, ends[j]) if rng.random() < 0.5 else ends[j]
         if first_text and not chunks:

@@ -1,4 +1,7 @@
-"""gpt-oss: the Harmony structural tag is built once per distinct tool set, never shared between requests."""
+"""gpt-oss: the Harmony structural tag is built once per distinct tool set, never shared between requests.
+
+The tag is built only for a request that forces a call (``tool_choice="required"`` here).
+"""
 from __future__ import annotations
 
 import sys
@@ -9,7 +12,13 @@ import pytest
 
 from lmparse import harmony_request
 from lmparse.dialects.gpt_oss import GptOssResponseParser
-from tests.streaming import make_request, tool
+from tests.streaming import make_request as _make_request
+from tests.streaming import tool
+
+
+def make_request(**fields: Any) -> dict[str, Any]:
+    fields.setdefault('tool_choice', 'required')
+    return _make_request(**fields)
 
 
 @pytest.fixture
@@ -50,9 +59,10 @@ def test_same_tools_build_once_and_each_request_owns_its_tag(builds: list[Any]) 
 def test_different_tools_or_choice_build_different_tags(builds: list[Any]) -> None:
     base = GptOssResponseParser(make_request()).request.response_format
     fewer = GptOssResponseParser(make_request(tool_names=['get_time'])).request.response_format
-    required = GptOssResponseParser(make_request(tool_choice='required')).request.response_format
+    named = GptOssResponseParser(make_request(
+        tool_choice={'type': 'function', 'function': {'name': 'get_weather'}})).request.response_format
     assert len(builds) == 3
-    assert base != fewer and base['choice'] != required['choice']
+    assert base != fewer and base['choice'] != named['choice']
     # Same names, different schema: a different tag.
     other = tool('get_time')
     other['function']['parameters'] = {'type': 'object', 'properties': {'tz': {'type': 'string'}}}

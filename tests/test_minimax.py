@@ -303,3 +303,34 @@ def test_m3_string_streams_and_registry(make_parser: Any) -> None:
     head = f'x{NS}<tool_call>\n{NS}<invoke name="search">\n{NS}<query>long '
     out = [d.function.arguments for m, _ in parser.stream_chunk(head, []) for d in (m.tool_calls or [])]
     assert out == [None, '{"query": "', 'long ']
+
+
+# ---- minimax_m2_append_think / minimax-append-think: reasoning inline in content -------------
+
+APPEND_THINK_CASES = [
+    # (output, request fields, content, call names)
+    ('Let me check.</think>Sure.\n<minimax:tool_call>\n<invoke name="get_weather">\n'
+     '<parameter name="city">Oslo</parameter>\n</invoke>\n</minimax:tool_call>', {},
+     '<think>Let me check.</think>Sure.\n', ['get_weather']),
+    ('</think>Answer.', {}, '<think></think>Answer.', []),
+    ('<think>x</think>y', {}, '<think>x</think>y', []),  # the model's own open tag is the prompt's
+    ('still thinking', {}, '<think>still thinking', []),
+    ('<think>a</think>b', {'chat_template_kwargs': {'enable_thinking': False}}, '<think>a</think>b', []),
+    ('plain', {'chat_template_kwargs': {'enable_thinking': False}}, 'plain', []),
+]
+
+
+@pytest.mark.parametrize('name', ['minimax_m2_append_think', 'minimax-append-think'])
+@pytest.mark.parametrize('case', APPEND_THINK_CASES, ids=[str(i) for i in range(len(APPEND_THINK_CASES))])
+def test_append_think_keeps_reasoning_inline(name: str, case: Any, make_parser: Any) -> None:
+    from tests.streaming import chunkings, reconstruct, stream_flagged
+    text, fields, content, names = case
+    assert ReasoningParserManager.get(name).inline_reasoning is True
+    done = make_parser(name, 'minimax-m2', **fields).parse_complete(text)
+    assert (done[0], done[2], [c.function.name for c in done[1] or ()]) == (content, None, names)
+    for label, chunks in chunkings(text, ('<think>', '</think>', '<minimax:tool_call>', '</minimax:tool_call>')):
+        parser = make_parser(name, 'minimax-m2', **fields)
+        flagged = stream_flagged(parser, chunks, flush=True)
+        assert all(m.reasoning_content is None for m, _ in flagged), label
+        got = reconstruct(parser, flagged)
+        assert (got.content, [n for n, _ in got.calls]) == (content, names), label

@@ -33,6 +33,7 @@ from tests.streaming import (
 
 TC, ARGS, CID, TH, ETH = '[TOOL_CALLS]', '[ARGS]', '[CALL_ID]', '[THINK]', '[/THINK]'
 TAGS = (TC, ARGS, CID, TH, ETH)
+TEXT_TAGS = ('<think>', '</think>')  # Magistral 2506's reasoning tags, written as text
 MISTRAL_ID = re.compile(r'^[A-Za-z0-9]{9}$')
 R = None  # a random Mistral id (9 alphanumerics)
 
@@ -112,9 +113,25 @@ CASES = [
          'The user wants weather.', [], [], 'mistral'),
     Case('think-then-calls', TH + 'Check.' + ETH + v13('get_weather', W) + v13('get_time', '{}'), None, 'Check.',
          [('get_weather', W), ('get_time', '{}')], [R, R], 'mistral'),
-    Case('call-inside-unclosed-think', TH + 'Hmm.' + v13('search', '{"query": "q"}') + 'more', None, 'Hmm.more',
-         [('search', '{"query": "q"}')], [R], 'mistral'),
+    # Mistral never calls tools inside [THINK] (calls_in_reasoning = False): the markers there are reasoning text
+    Case('call-inside-unclosed-think', TH + 'Hmm.' + v13('search', '{"query": "q"}') + 'more', None,
+         'Hmm.' + v13('search', '{"query": "q"}') + 'more', [], [], 'mistral'),
+    Case('call-inside-think-then-call', TH + 'I could write ' + v11('search', 'abc123XYZ', '{"query": "q"}') + ETH
+         + v13('get_time', '{}'), None, 'I could write ' + v11('search', 'abc123XYZ', '{"query": "q"}'),
+         [('get_time', '{}')], [R], 'mistral'),
+    Case('pre-v11-call-inside-think', TH + 'x ' + TC + '[' + env('get_time', '{}') + ']' + ETH + 'y', 'y',
+         'x ' + TC + '[' + env('get_time', '{}') + ']', [], [], 'mistral'),
     Case('no-think', 'Plain answer.', 'Plain answer.', None, [], [], 'mistral'),
+    # Magistral 2506 writes <think> as text: read at the start of the output only
+    Case('text-think', '<think>\nr [THINK] x</think>c', 'c', '\nr [THINK] x', [], [], 'mistral'),
+    Case('text-think-after-space-then-call', '\n <think>r</think>' + v13('get_time', '{}'), None, 'r',
+         [('get_time', '{}')], [R], 'mistral'),
+    Case('text-think-not-at-start', 'a <think>r</think>c', 'a <think>r</think>c', None, [], [], 'mistral'),
+    Case('special-think-then-text-tags', TH + 'r <think>x</think>' + ETH + 'c', 'c', 'r <think>x</think>', [], [],
+         'mistral'),
+    Case('text-think-unclosed', '<think>still', None, 'still', [], [], 'mistral'),
+    Case('text-think-disabled', '<think>x</think>y', 'xy', None, [], [], 'mistral',
+         request={'chat_template_kwargs': {'enable_thinking': False}}),
     Case('think-disabled', TH + 'x' + ETH + 'y', 'xy', None, [], [], 'mistral',
          request={'chat_template_kwargs': {'enable_thinking': False}}),
     Case('tool-choice-none', 'x' + v13('get_time', '{}'), 'x' + v13('get_time', '{}'), None, [], [], None, 'mistral',
@@ -170,7 +187,7 @@ def test_parse_complete(case: Case, make_parser: Any) -> None:
 
 @pytest.mark.parametrize('case', CASES, ids=CASE_IDS)
 def test_stream_chunkings(case: Case, make_parser: Any) -> None:
-    for label, chunks in chunkings(case.text, TAGS):
+    for label, chunks in chunkings(case.text, TAGS + TEXT_TAGS):
         _check(case, make_parser, chunks, label)
 
 
@@ -354,3 +371,46 @@ def test_markers_are_single_tokens(mistral_tokenizers: dict[str, Any]) -> None:
     raw = mistral_tokenizers['v13'].instruct_tokenizer.tokenizer
     for tag in TAGS:
         assert raw.is_special(raw.get_special_token(tag)), tag
+
+
+# ---- calls_in_reasoning: either parser's declaration, read at construction ----------------
+
+
+def _routed(cls: Any, text: str) -> tuple[Any, Any, Any]:
+    content, calls, reasoning = cls({'messages': [], 'tools': [
+        {'type': 'function', 'function': {'name': n, 'parameters': {}}} for n in ('search', 'get_time')]}
+    ).parse_complete(text)
+    return content, reasoning, [c.function.name for c in calls or ()]
+
+
+def test_calls_in_reasoning_declared_by_either_parser() -> None:
+    from lmparse import BaseResponseParser
+    assert MistralToolParser.calls_in_reasoning is False and MistralReasoningParser.calls_in_reasoning is False
+    # the tool parser's declaration, under another reasoning parser (Magistral 2506's <think> text)
+    inside = '<think>a' + v13('search', '{}') + '</think>' + v13('get_time', '{}')
+    assert _routed(BaseResponseParser.with_parsers('deepseek-v3', 'mistral'), inside) == (
+        None, 'a' + v13('search', '{}'), ['get_time'])
+    # the reasoning parser's declaration, under another tool parser
+    hermes = TH + 'a<tool_call>{"name": "search", "arguments": {}}</tool_call>' + ETH + 'b'
+    assert _routed(BaseResponseParser.with_parsers('mistral', 'hermes'), hermes) == (
+        'b', 'a<tool_call>{"name": "search", "arguments": {}}</tool_call>', [])
+    # a dialect that declares nothing still calls inside reasoning
+    assert _routed(BaseResponseParser.with_parsers('default', 'hermes'), '<think>' + hermes[len(TH):].replace(
+        ETH, '</think>')) == ('b', 'a', ['search'])
+
+
+def test_a_subclass_may_declare_calls_in_reasoning() -> None:
+    from lmparse import BaseResponseParser
+
+    class Calls(MistralToolParser):
+        calls_in_reasoning = True
+
+    class Think(MistralReasoningParser):
+        calls_in_reasoning = True
+
+    cls = BaseResponseParser.with_parsers('mistral', 'mistral')
+    cls.tool_parser_cls, cls.reasoning_parser_cls = Calls, Think
+    text = TH + 'a' + v13('search', '{}') + 'b'
+    assert _routed(cls, text) == (None, 'ab', ['search'])
+    Think.calls_in_reasoning = False  # patched on the class: the next construction reads it
+    assert _routed(cls, text) == (None, 'a' + v13('search', '{}') + 'b', [])

@@ -222,3 +222,34 @@ def test_subclass_overrides_tags() -> None:
     assert Custom.token_ids(tok) == (1, 2)
     with pytest.raises(RuntimeError, match="^Custom reasoning parser"):
         Custom.validate_tokenizer(FakeTokenizer({'<think>': 1, '</think>': 2}))
+
+
+# ---- names that stand for a whole response parser (issue #27 item 5) -------------------------
+
+
+def test_response_parser_names_pair_only_with_each_other() -> None:
+    from lmparse import BaseResponseParser, ResponseParserManager
+    from lmparse.registry import response_parser_for, validate_parser_names
+
+    gpt_oss = ResponseParserManager.get('gpt-oss')
+    assert response_parser_for(None, 'qwen3') is None and response_parser_for(None, None) is None
+    assert response_parser_for('openai_gptoss', 'openai') == 'gpt-oss'
+    assert response_parser_for('gpt-oss', None) == response_parser_for(None, 'gpt-oss') == 'gpt-oss'
+    assert validate_parser_names('openai_gptoss', 'openai') == ('openai_gptoss', 'openai')
+    for pair in (('qwen3', 'openai'), ('openai_gptoss', 'hermes')):
+        with pytest.raises(ValueError, match='gpt-oss'):
+            validate_parser_names(*pair)
+        with pytest.raises(ValueError, match='gpt-oss'):
+            BaseResponseParser.with_parsers(*pair)
+    configured = BaseResponseParser.with_parsers('openai_gptoss', 'openai')
+    assert issubclass(configured, gpt_oss) and configured is not gpt_oss
+    text = '<|channel|>final<|message|>Hi<|return|>'
+    assert configured({'messages': []}).parse_complete(text)[0] == 'Hi'
+    # the process-wide configuration cannot become another class: a clear error, nothing changed
+    cls = BaseResponseParser.with_parsers(None, 'qwen3')
+    with pytest.raises(ValueError, match="ResponseParserManager.get\\('gpt-oss'\\)"):
+        cls.set_parsers(None, 'openai')
+    assert cls.tool_parser_cls is ToolParserManager.get('qwen3')
+    # unknown names still fail as unknown
+    with pytest.raises(UnknownParserError):
+        validate_parser_names(None, 'openai_x')

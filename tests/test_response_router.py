@@ -161,14 +161,10 @@ def test_newline_then_partial_tag_at_end_is_released(make_parser: Any) -> None:
 
 
 @pytest.mark.parametrize('reasoning,tool', [(None, None), ('default', None), ('default', 'qwen3'), (None, 'llama3')])
-def test_leading_empty_delta(reasoning: str | None, tool: str | None, make_parser: Any) -> None:
+def test_leading_empty_chunk_is_no_delta(reasoning: str | None, tool: str | None, make_parser: Any) -> None:
     parser = make_parser(reasoning, tool)
-    out = parser.stream_chunk('', [])
-    assert len(out) == 1
-    message, emitted = out[0]
-    assert isinstance(message, DeltaMessage)
-    assert (message.role, message.content, message.reasoning_content, message.tool_calls, emitted) == \
-        ('assistant', '', None, None, False)
+    assert parser.stream_chunk('', []) == []
+    assert parser.stream_chunk('', None) == []
     # Parsing continues normally afterwards.
     assert summary(parser.stream_chunk('Hi', [])) == [('reasoning' if reasoning else 'content', 'Hi', False)]
 

@@ -46,7 +46,8 @@ from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.ns_elements import NsElementToolParser
 
-__all__ = ['MiniMaxM2ReasoningParser', 'MiniMaxM2ToolParser', 'MiniMaxM3ReasoningParser', 'MiniMaxM3ToolParser']
+__all__ = ['MiniMaxM2AppendThinkReasoningParser', 'MiniMaxM2ReasoningParser', 'MiniMaxM2ToolParser',
+           'MiniMaxM3ReasoningParser', 'MiniMaxM3ToolParser']
 
 
 @ToolParserManager.register_module(['minimax-m2', 'minimax_m2'])
@@ -86,6 +87,22 @@ class MiniMaxM3ToolParser(NsElementToolParser):
 @ReasoningParserManager.register_module(['minimax-m2', 'minimax_m2', 'minimax'])
 class MiniMaxM2ReasoningParser(ReasoningParser):
     """``<think>`` … ``</think>``; output starts in reasoning (the template opened ``<think>``)."""
+
+
+@ReasoningParserManager.register_module(['minimax_m2_append_think', 'minimax-append-think'])
+class MiniMaxM2AppendThinkReasoningParser(MiniMaxM2ReasoningParser):
+    """MiniMax M2 with reasoning kept inline: content is ``<think>…</think>answer``.
+
+    vLLM's ``minimax_m2_append_think`` (``MiniMaxM2AppendThinkReasoningParser``) and
+    SGLang's ``minimax-append-think`` (``MiniMaxAppendThinkDetector``) return the whole
+    output as content with ``<think>`` put back in front, for clients that parse the
+    tags themselves (MiniMax asks to keep the reasoning in the history). Here it is the
+    router's ``inline_reasoning`` output option: the output starts in reasoning, the
+    open tag the template put in the prompt is written before it, and tool calls are
+    still extracted.
+    """
+
+    inline_reasoning = True
 
 
 @ReasoningParserManager.register_module(['minimax-m3', 'minimax_m3'])

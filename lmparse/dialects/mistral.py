@@ -22,10 +22,20 @@ vLLM's ``mistral`` parser (``vllm/parser/mistral.py``) and SGLang's
 the model wrote ``[CALL_ID]``.
 
 Reasoning: Magistral writes ``[THINK]`` itself (output starts as content,
-as in vLLM's and SGLang's ``mistral`` reasoning parsers); a ``[TOOL_CALLS]``
-inside an unclosed ``[THINK]`` is a call, and the text after it is reasoning
-again. Magistral 2506 (v11) wrote ``<think>`` as text: the ``deepseek-v3``
-reasoning parser (``<think>``, starts as content) reads it.
+as in vLLM's and SGLang's ``mistral`` reasoning parsers). Mistral models never
+call tools inside reasoning: mistral-common encodes an assistant message as
+its content chunks (a ``ThinkChunk`` first, ``[THINK]...[/THINK]``) and then
+its tool calls (``InstructTokenizerV13.encode_assistant_message``), and the
+OpenAI conversion closes every think chunk; so both parsers declare
+``calls_in_reasoning = False`` and a ``[TOOL_CALLS]`` written inside
+``[THINK]`` stays reasoning text (as vLLM's and SGLang's reasoning-first
+routing reads it). Magistral 2506 (v11 tokenizer, system prompt "Your
+thinking process must follow the template below: <think> ... </think>") writes
+``<think>`` / ``</think>`` as plain text, and Magistral 2509 still follows that
+legacy format when prompted for it: the reasoning parser declares them as
+``text_reasoning_tags``, so an output that starts with ``<think>`` (after
+whitespace) has its reasoning up to ``</think>``; anywhere else ``<think>`` is
+text. (``deepseek-v3``, ``<think>`` only, also reads Magistral 2506.)
 """
 from __future__ import annotations
 
@@ -51,6 +61,7 @@ class MistralToolParser(JsonHeaderToolParser):
     # [TOOL_CALLS], [ARGS], [CALL_ID], [THINK] are special tokens: keep them in the
     # decoded text (with or without tools: the reasoning tags need it too).
     request_settings = {'skip_special_tokens': False}
+    calls_in_reasoning = False
 
 
 @ReasoningParserManager.register_module('mistral')
@@ -60,3 +71,5 @@ class MistralReasoningParser(ReasoningParser):
     reasoning_open_tag = '[THINK]'
     reasoning_close_tag = '[/THINK]'
     open_tag_in_prompt = False
+    calls_in_reasoning = False
+    text_reasoning_tags = ('<think>', '</think>')

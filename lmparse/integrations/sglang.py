@@ -74,9 +74,10 @@ PREFIX = 'lmparse-'
 _classes: dict[str, tuple[dict[str, type], dict[str, type]]] = {}
 
 # SGLang names whose format is an lmparse dialect of another name (replace mode): SGLang's llama3
-# (Llama32Detector) also reads a bare JSON call, lmparse's llama3_json; its deepseek-r1 is lmparse's deepseek_r1.
+# (Llama32Detector) also reads a bare JSON call, lmparse's llama3_json. (Its deepseek-r1 is registered
+# in lmparse's own registry, lmparse.reasoning.)
 SGLANG_TOOL_NAMES = {'llama3': 'llama3_json'}
-SGLANG_REASONING_NAMES = {'deepseek-r1': 'deepseek_r1'}
+SGLANG_REASONING_NAMES: dict[str, str] = {}
 
 
 def _lmparse_names() -> tuple[list[str], list[str]]:

@@ -28,6 +28,7 @@ class ToolParser:
     tool_close_prefixes: ClassVar[tuple[str, ...] | None]
     # The opener of a call written without the block's open tag (None: none; XML family).
     bare_call_open: ClassVar[str | None]
+    calls_in_reasoning: ClassVar[bool]
     # Request fields the dialect needs set (e.g. special tokens kept in the
     # decoded text); the second only when tools are offered and tool_choice is not "none".
     request_settings: ClassVar[dict[str, Any] | None]

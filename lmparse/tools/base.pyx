@@ -418,6 +418,10 @@ cdef class ToolParser:
     # None: hold back every proper prefix of the close tag (right for any
     # chunking). A tuple: only these token-aligned prefixes, longest first.
     tool_close_prefixes = None
+    # False: the model never calls tools inside reasoning (its chat template renders calls
+    # after the reasoning block only), so the open tag there is reasoning text. The router
+    # reads it once per response; the reasoning parser may declare the same.
+    calls_in_reasoning = True
     # The opener of a call the model may write without the block's open tag
     # (Qwen3-Coder's '<function='); None: none. The XML family takes it.
     bare_call_open = None
