@@ -695,7 +695,14 @@ def marker_text_vocabulary(cfg: Config) -> Vocabulary:
     every = [m for m in [*t_markers, *r_tags] if m and m not in dropped]
     value = VALUE_PIECES + _as_text(every)
     outside = _as_text([m for m in every if m not in openers])
-    return Vocabulary(value=value, content=TEXT_PIECES + outside, reasoning=TEXT_PIECES + outside)
+    reasoning = TEXT_PIECES + outside
+    if tool_cls is not None and not all(getattr(o, 'calls_in_reasoning', True) for o in (tool_cls, reasoning_cls)
+                                        if o is not None):
+        # a model that never calls tools inside reasoning: a whole call written there is reasoning text
+        built = build_block(tool_cls, random.Random(0))
+        if built is not None:
+            reasoning += (f' {built[0]} x',)
+    return Vocabulary(value=value, content=TEXT_PIECES + outside, reasoning=reasoning)
 
 
 # ---- recipient channels (lmparse.recipient_channels: Muse, Beam) ------------------------------
