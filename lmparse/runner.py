@@ -159,7 +159,7 @@ class ChatRunner:
         if not pairs:
             if not final and not (self.emit_metadata_only and n_ids):
                 return []
-            pairs = [(DeltaMessage(role='assistant', content=''), False)]
+            pairs = [(DeltaMessage(role='assistant'), False)]
         out: list[StreamDelta] = []
         last = len(pairs) - 1
         for i, (message, emitted) in enumerate(pairs):

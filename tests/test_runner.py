@@ -45,14 +45,14 @@ def test_final_chunk_without_visible_text_still_yields_the_finish() -> None:
     assert runner.feed('</think>', [5]) == []  # nothing visible yet
     out = runner.feed('', [6], finish_reason='stop')
     assert len(out) == 1 and out[-1].finish_reason == 'stop' and list(out[-1].token_ids) == [6]
-    assert out[-1].message.content == ''
+    assert out[-1].message.content is None  # metadata only: a tool-only response keeps content None
 
 
 def test_metadata_only_chunks_on_request() -> None:
     runner = ChatRunner(build_parser('default', 'qwen3'), emit_metadata_only=True)
     runner.feed('a', [1])
     out = runner.feed('<tool', [2])  # held back: a possible tag prefix
-    assert len(out) == 1 and list(out[0].token_ids) == [2] and out[0].message.content == ''
+    assert len(out) == 1 and list(out[0].token_ids) == [2] and out[0].message.content is None
 
 
 def test_stream_without_engine_finish_ends_with_stop() -> None:
