@@ -116,7 +116,7 @@ def parser_class(cfg: Config, tokenizer: Any = None) -> Any:
     cls = _CLASSES.get(key)
     if cls is None:
         if cfg.kind == 'router':
-            cls = BaseResponseParser.with_parsers(cfg.reasoning, cfg.tool)
+            cls = BaseResponseParser.with_parsers(cfg.reasoning, cfg.tool, tokenizer=tokenizer)
         else:
             base = ResponseParserManager.get(cfg.response)
             kwargs: dict[str, Any] = {}
@@ -661,7 +661,7 @@ def _as_text(markers: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f' {m} x' for m in markers if m.strip()))
 
 
-def marker_text_vocabulary(cfg: Config) -> Vocabulary:
+def marker_text_vocabulary(cfg: Config, quoted_tags: Sequence[str] = ()) -> Vocabulary:
     """Values, content and reasoning that carry the configuration's own markers as text.
 
     Values may carry every marker of the tool dialect and the reasoning tags
@@ -670,6 +670,8 @@ def marker_text_vocabulary(cfg: Config) -> Vocabulary:
     call's first piece, the reasoning tags). Content markers (dropped
     everywhere by design), a brace family's string delimiter (the value's
     own quote) and a namespaced family's namespace-prefixed tags are left out.
+    ``quoted_tags`` (token-id mode) are also written in content and reasoning,
+    between ``QUOTE_OPEN`` / ``QUOTE_CLOSE``: as ordinary tokens, so as text.
     """
     tool_cls, reasoning_cls = cfg.tool_cls, cfg.reasoning_cls
     dropped = set(content_markers(cfg))
@@ -702,7 +704,102 @@ def marker_text_vocabulary(cfg: Config) -> Vocabulary:
         built = build_block(tool_cls, random.Random(0))
         if built is not None:
             reasoning += (f' {built[0]} x',)
-    return Vocabulary(value=value, content=TEXT_PIECES + outside, reasoning=reasoning)
+    quoted = tuple(dict.fromkeys(f' {QUOTE_OPEN}{t}{QUOTE_CLOSE} x' for t in quoted_tags if t and t not in dropped))
+    return Vocabulary(value=value, content=TEXT_PIECES + outside + quoted, reasoning=reasoning + quoted)
+
+
+# ---- token ids: structural tags arrive as their special token, quoted ones as ordinary tokens ----
+
+QUOTE_OPEN, QUOTE_CLOSE = '\ue000', '\ue001'  # never in generated text otherwise
+SPECIAL_BASE = 1 << 21  # above every code point
+
+
+class TagTokenizer:
+    """Holds the configuration's reasoning tags and tool-open tag as one token each; every other
+    character is its own token (id = code point). Text between QUOTE_OPEN and QUOTE_CLOSE is
+    tokenized character by character: a tag the model wrote as ordinary tokens."""
+
+    def __init__(self, cfg: Config) -> None:
+        r, t = cfg.reasoning_cls, cfg.tool_cls
+        tags = [r.get_reasoning_open_tag(), r.get_reasoning_close_tag()] if r is not None else []
+        if t is not None:
+            tags.append(t.get_tool_open_tag())
+        self.tags = tuple(dict.fromkeys(tag for tag in tags if tag))
+        self._vocab = {tag: SPECIAL_BASE + i for i, tag in enumerate(self.tags)}
+        self._longest_first = sorted(self.tags, key=len, reverse=True)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return ''.join(self.tags[i - SPECIAL_BASE] if i >= SPECIAL_BASE else chr(i) for i in ids)
+
+    def tokens(self, text: str) -> list[tuple[str, int]]:
+        """(piece, id) for ``text``: unquoted tags as their special token, the rest per character."""
+        out: list[tuple[str, int]] = []
+        quoted = False
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if ch in (QUOTE_OPEN, QUOTE_CLOSE):
+                quoted = ch == QUOTE_OPEN
+                i += 1
+                continue
+            tag = None if quoted else next((t for t in self._longest_first if text.startswith(t, i)), None)
+            if tag is not None:
+                out.append((tag, self._vocab[tag]))
+                i += len(tag)
+            else:
+                out.append((ch, ord(ch)))
+                i += 1
+        return out
+
+
+_TAG_TOKENIZERS: dict[Config, TagTokenizer] = {}
+
+
+def tag_tokenizer(cfg: Config) -> TagTokenizer:
+    tok = _TAG_TOKENIZERS.get(cfg)
+    if tok is None:
+        tok = _TAG_TOKENIZERS[cfg] = TagTokenizer(cfg)
+    return tok
+
+
+def unquote(s: str | None) -> str | None:
+    return s.replace(QUOTE_OPEN, '').replace(QUOTE_CLOSE, '') if s is not None else None
+
+
+def check_tag_ids(cfg: Config, built: Built, sizes: Sequence[int], flush: bool) -> None:
+    """Token-id input: steps of ``sizes`` tokens (0: an empty step) == one step == parse_complete
+    with the ids == the generated calls and text (quoted tags stay text)."""
+    tok = tag_tokenizer(cfg)
+    tokens = tok.tokens(built.text)
+    text = ''.join(p for p, _ in tokens)
+    ids = [i for _, i in tokens]
+    steps: list[tuple[str, Any]] = []
+    at, k = 0, 0
+    while at < len(tokens):
+        size = sizes[k % len(sizes)]
+        k += 1
+        group = tokens[at:at + size]
+        at += size
+        steps.append((''.join(p for p, _ in group), [i for _, i in group]))
+        if k > 4 * len(tokens) + 8:  # only empty steps: the rest in one
+            steps.append((''.join(p for p, _ in tokens[at:]), [i for _, i in tokens[at:]]))
+            break
+    where = f'config={cfg.id} steps={steps!r} flush_on_empty_final={flush}'
+    try:
+        got = run_stream(new_parser(cfg, tok), steps or [('', [])], flush)
+        one = run_stream(new_parser(cfg, tok), [(text, ids)], flush=False)
+        full = run_complete(new_parser(cfg, tok), text, ids)
+    except InvariantError as exc:
+        raise InvariantError(f'{exc}\n  {where}') from None
+    if got.key() != one.key():
+        raise InvariantError(f'steps != one step\n  steps: {got.key()!r}\n  one:   {one.key()!r}\n  {where}')
+    if full.key() != one.key():
+        raise InvariantError(f'parse_complete != one step\n  complete: {full.key()!r}\n  one:      {one.key()!r}'
+                             f'\n  config={cfg.id} text={text!r}')
+    check_oracle(cfg, one, Built(text, built.calls, unquote(built.visible)))
 
 
 # ---- recipient channels (lmparse.recipient_channels: Muse, Beam) ------------------------------

@@ -122,6 +122,39 @@ def test_marker_text_in_values_and_reasoning(cfg: dc.Config) -> None:
     check()
 
 
+def _one_token_tags(cfg: dc.Config) -> bool:
+    """Reasoning parsers whose tags are several special tokens (Gemma 4's ``<|channel>thought``,
+    Kimi K3's ``<|open|>think<|sep|>``) reject a tokenizer holding each tag as one token: ids
+    confirm only one-token tags, so those run in the text lanes only."""
+    if cfg.reasoning_cls is None:
+        return True
+    try:
+        cfg.reasoning_cls.validate_tokenizer(dc.tag_tokenizer(cfg))
+    except RuntimeError:
+        return False
+    return True
+
+
+MARKER_ID_CONFIGS = [c for c in ROUTER if dc._grammar(c.tool_cls) is None and dc._grammar(c.reasoning_cls) is None
+                     and _one_token_tags(c)]
+
+
+@pytest.mark.parametrize('cfg', MARKER_ID_CONFIGS, ids=_ids(MARKER_ID_CONFIGS))
+def test_marker_text_with_token_ids(cfg: dc.Config) -> None:
+    """Issue 27 with token ids: the reasoning tags and the tool-open tag written as ordinary tokens
+    (not their special token) in content and reasoning stay text; structural ones arrive as ids."""
+    tok = dc.tag_tokenizer(cfg)
+    vocab = dc.marker_text_vocabulary(cfg, quoted_tags=tok.tags)
+
+    @_settings(15, 300)
+    @given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(0, 9), min_size=1, max_size=8),
+           flush=st.booleans())
+    def check(seed: int, sizes: list[int], flush: bool) -> None:
+        dc.check_tag_ids(cfg, dc.build_router_output(cfg, random.Random(seed), vocab), sizes, flush)
+
+    check()
+
+
 @pytest.mark.parametrize('cfg', TEXT_CONFIGS, ids=_ids(TEXT_CONFIGS))
 def test_truncations(cfg: dc.Config) -> None:
     """A valid output cut at any position (end of input inside any marker or value)."""
