@@ -187,10 +187,10 @@ def install() -> None:
 
     got: dict[tuple, object] = {}
 
-    def get_tokenizer(name, *args, **kwargs):  # type: ignore[no-untyped-def]
-        path = local_path(name)
+    def get_tokenizer(tokenizer_name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        path = local_path(tokenizer_name)
         if path is None:
-            return orig_get(name, *args, **kwargs)
+            return orig_get(tokenizer_name, *args, **kwargs)
         key = (path, args, tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
         tok = got.get(key)
         if tok is None:
