@@ -30,9 +30,20 @@ only its reasoning or only its tool dialect) and hands over as vLLM expects.
 Both classes are ``engine_based_streaming`` (vLLM then passes only each chunk's text, never
 the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
 ``DeltaToolCall`` (one per chunk: vLLM's stream carries one delta per engine chunk) and
-``ExtractedToolCallInformation`` for non-streaming responses. ``supports_required_and_named``
-is False: for ``tool_choice="required"`` or a named tool the model's native format is parsed
-(vLLM's JSON-list fallback does not apply to these formats).
+``ExtractedToolCallInformation`` for non-streaming responses. Under ``lmparse-<name>``,
+``supports_required_and_named`` is False: for ``tool_choice="required"`` or a named tool the model's
+native format is parsed (vLLM's JSON-list fallback does not apply to these formats).
+
+Replace mode follows vLLM's parser of the name (its own test suite is the spec; the vLLM suite lane,
+``tools/run_vllm_suite.py``, runs it, and ``tests/integrations/vllm_suite/differences.toml`` lists what
+still differs): the class registered under a vLLM name is a separate class that takes the replaced
+class's ``structural_tag_model``, ``default_tool_strict_level`` and ``supports_required_and_named``
+(vLLM's ``Parser`` then attaches the same structural tag for ``tool_choice="required"``, a named tool,
+or ``auto`` with ``response_format``), runs the replaced class's ``adjust_request``
+(``skip_special_tokens=False`` where vLLM's parser sets it, JSON-schema decoding where it supports the
+JSON-list path), and keeps calls to tools the request does not declare (under ``lmparse-<name>``
+they are dropped, LMDeploy's rule). Both kinds take the tools from the request vLLM passes when the
+parser was built without them, and ``extract_reasoning`` reads ``chat_template_kwargs`` from the request.
 
 Not registered: lmparse's ``hf`` / ``response_template`` parsers (they need the served tokenizer's
 ``response_template`` metadata; vLLM's own parsers of that name read it). Not supported through
