@@ -111,7 +111,8 @@ def outcomes(xml: Path) -> dict[str, str]:
         classname, name = case.get('classname', ''), case.get('name', '')
         parts = classname.split('.')
         # junit classname: tests.tool_parsers.test_x[.TestClass]; rebuild the pytest node id.
-        path_parts, cls_parts = [], []
+        path_parts: list[str] = []
+        cls_parts: list[str] = []
         for p in parts:
             (cls_parts if cls_parts or (p[:1].isupper()) else path_parts).append(p)
         node = '/'.join(path_parts) + '.py'
