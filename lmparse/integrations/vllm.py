@@ -30,9 +30,20 @@ only its reasoning or only its tool dialect) and hands over as vLLM expects.
 Both classes are ``engine_based_streaming`` (vLLM then passes only each chunk's text, never
 the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
 ``DeltaToolCall`` (one per chunk: vLLM's stream carries one delta per engine chunk) and
-``ExtractedToolCallInformation`` for non-streaming responses. ``supports_required_and_named``
-is False: for ``tool_choice="required"`` or a named tool the model's native format is parsed
-(vLLM's JSON-list fallback does not apply to these formats).
+``ExtractedToolCallInformation`` for non-streaming responses. Under ``lmparse-<name>``,
+``supports_required_and_named`` is False: for ``tool_choice="required"`` or a named tool the model's
+native format is parsed (vLLM's JSON-list fallback does not apply to these formats).
+
+Replace mode follows vLLM's parser of the name (its own test suite is the spec; the vLLM suite lane,
+``tools/run_vllm_suite.py``, runs it, and ``tests/integrations/vllm_suite/differences.toml`` lists what
+still differs): the class registered under a vLLM name is a separate class that takes the replaced
+class's ``structural_tag_model``, ``default_tool_strict_level`` and ``supports_required_and_named``
+(vLLM's ``Parser`` then attaches the same structural tag for ``tool_choice="required"``, a named tool,
+or ``auto`` with ``response_format``), runs the replaced class's ``adjust_request``
+(``skip_special_tokens=False`` where vLLM's parser sets it, JSON-schema decoding where it supports the
+JSON-list path), and keeps calls to tools the request does not declare (under ``lmparse-<name>``
+they are dropped, LMDeploy's rule). Both kinds take the tools from the request vLLM passes when the
+parser was built without them, and ``extract_reasoning`` reads ``chat_template_kwargs`` from the request.
 
 ``lmparse-auto`` (tool and reasoning) is the dialect derived from the served model's chat template
 (``lmparse.templates``; needs jinja2; ``LMPARSE_CHAT_TEMPLATE=FILE`` names another template), derived
@@ -130,6 +141,28 @@ def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any) -> 
     return request
 
 
+def _request_tools(request: Any) -> Sequence[Any] | None:
+    return getattr(request, 'tools', None) if request is not None else None
+
+
+def _engine_adjust(vllm_cls: Any, parser: Any, request: Any) -> Any:
+    """``request`` adjusted as the vLLM parser class lmparse stands in for adjusts it (replace mode).
+
+    vLLM's ``adjust_request`` implementations read the request and class attributes only (JSON-schema
+    decoding for required/named tools where the class supports it, ``skip_special_tokens=False`` where
+    the format's markers are special tokens): they run on a bare instance of that class carrying the
+    parser's tokenizer. ``request`` unchanged when the class needs more of its own constructor's state.
+    """
+    if vllm_cls is None:
+        return request
+    proxy: Any = object.__new__(vllm_cls)
+    proxy.__dict__.update(model_tokenizer=parser.model_tokenizer, vocab=getattr(parser, 'vocab', {}))
+    try:
+        return vllm_cls.adjust_request(proxy, request)
+    except Exception:  # the class needs its own constructor's state: lmparse's declarations alone
+        return request
+
+
 def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
     """lmparse's deltas of one chunk as one vLLM DeltaMessage (None when they carry nothing).
 
@@ -194,14 +227,18 @@ def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
 class _Stream:
     """One lmparse response parser for one request, built on first use; fed by one or both adapters."""
 
-    __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls')
+    __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
+                 'keep_undeclared')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
-                 chat_template_kwargs: Any) -> None:
+                 chat_template_kwargs: Any, keep_undeclared: bool = False) -> None:
         self.reasoning = reasoning
         self.tool = tool
         self.tools = tools
         self.chat_template_kwargs = chat_template_kwargs
+        # Under vLLM's own parser names (replace mode) calls to tools the request does not declare are
+        # kept, as vLLM's parsers keep them; under lmparse-<name>, lmparse's (LMDeploy's) rule drops them.
+        self.keep_undeclared = keep_undeclared
         self.parser: Any = None
         self.finished = False
         # Tool calls of the last complete parse (non-streaming), read by the linked tool parser.
@@ -209,7 +246,13 @@ class _Stream:
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool)
-        return cls(_lmparse_request(self.tools, self.chat_template_kwargs))
+        parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs))
+        if self.keep_undeclared:
+            tool_parser = parser.tool_parser
+            if tool_parser is not None:
+                # No name filter (the schemas still type the values).
+                tool_parser._allowed_tool_names = None
+        return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:
         parser = self.parser
@@ -255,6 +298,8 @@ class LmparseReasoningParser(VllmReasoningParser):
 
     lmparse_reasoning: str = 'default'
     engine_based_streaming = True
+    # Replace mode: the vLLM class this one stands in for (its request adjustment applies).
+    vllm_class: type | None = None
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
@@ -278,7 +323,7 @@ class LmparseReasoningParser(VllmReasoningParser):
     def _link(self, tool: LmparseToolParser) -> None:
         self._linked = tool
         self._stream = tool._stream = _Stream(self.lmparse_reasoning, tool.lmparse_tool, tool._tools,
-                                              self._chat_template_kwargs)
+                                              self._chat_template_kwargs, tool.vllm_class is not None)
 
     def _unlink(self) -> None:
         self._linked = None
@@ -346,7 +391,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         if (hasattr(request, 'skip_special_tokens')
                 and {self._open_tag, self._close_tag} & _special_tokens(self.model_tokenizer)):
             request.skip_special_tokens = False  # the tags reach the parser only as text
-        return request
+        return _engine_adjust(self.vllm_class, self, request)
 
     # -- parsing --
 
@@ -367,7 +412,13 @@ class LmparseReasoningParser(VllmReasoningParser):
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
         self._touched = True
-        content, calls, reasoning = self._stream.parse_complete(model_output)
+        stream = self._stream
+        ctk = getattr(request, 'chat_template_kwargs', None)
+        if isinstance(ctk, dict) and ctk and ctk != stream.chat_template_kwargs:
+            # The request's switches (enable_thinking=False, ...) decide where this response starts.
+            merged = dict(stream.chat_template_kwargs or {}) | ctk
+            stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared)
+        content, calls, reasoning = stream.parse_complete(model_output)
         self._stream.complete_calls = calls
         return reasoning, content
 
@@ -383,13 +434,15 @@ class LmparseToolParser(ParserEngineToolAdapter):
     lmparse_tool: str = 'hermes'
     engine_based_streaming = True
     supports_required_and_named = False
+    vllm_class: type | None = None
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         VllmToolParser.__init__(self, tokenizer, tools)
         self._tools = tools
         self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
         self._skip_reasoning = False
-        self._stream = _Stream(None, self.lmparse_tool, tools, self._chat_template_kwargs)
+        self._stream = _Stream(None, self.lmparse_tool, tools, self._chat_template_kwargs,
+                               self.vllm_class is not None)
         self._linked: LmparseReasoningParser | None = None
         offered = getattr(_offer, 'reasoning', None)
         _offer.reasoning = None
@@ -416,7 +469,8 @@ class LmparseToolParser(ParserEngineToolAdapter):
         if self._linked is not None:
             self._linked._unlink()
             self._linked = None
-            self._stream = _Stream(None, self.lmparse_tool, self._tools, self._chat_template_kwargs)
+            self._stream = _Stream(None, self.lmparse_tool, self._tools, self._chat_template_kwargs,
+                                   self.vllm_class is not None)
 
     def _check_link(self) -> None:
         # vLLM's Parser calls its reasoning parser (set_prompt_token_ids / is_reasoning_end /
@@ -434,7 +488,7 @@ class LmparseToolParser(ParserEngineToolAdapter):
         for name, value in settings.items():
             if hasattr(request, name):
                 setattr(request, name, value)
-        return request
+        return _engine_adjust(self.vllm_class, self, request)
 
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                      previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
@@ -443,6 +497,8 @@ class LmparseToolParser(ParserEngineToolAdapter):
         if stream.parser is None:
             self._check_link()
             stream = self._stream
+            if not stream.tools:
+                stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
         return stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
@@ -460,8 +516,9 @@ class LmparseToolParser(ParserEngineToolAdapter):
             calls, content = stream.complete_calls, model_output  # parsed with the reasoning, in one pass
             stream.complete_calls = None
         else:
-            content, calls, _ = _Stream(None, self.lmparse_tool, self._tools,
-                                        self._chat_template_kwargs).parse_complete(model_output)
+            content, calls, _ = _Stream(None, self.lmparse_tool, self._tools or _request_tools(request),
+                                        self._chat_template_kwargs,
+                                        self.vllm_class is not None).parse_complete(model_output)
         tool_calls = [ToolCall(id=c.id, type='function',
                                function=FunctionCall(name=c.function.name, arguments=c.function.arguments))
                       for c in calls or ()]
@@ -473,23 +530,46 @@ def _class_name(kind: str, name: str) -> str:
     return 'Lmparse' + ''.join(p.capitalize() for p in name.replace('-', '_').replace('.', '_').split('_')) + kind
 
 
-_tool_classes: dict[str, type[LmparseToolParser]] = {}
-_reasoning_classes: dict[str, type[LmparseReasoningParser]] = {}
+_tool_classes: dict[tuple[str, bool], type[LmparseToolParser]] = {}
+_reasoning_classes: dict[tuple[str, bool], type[LmparseReasoningParser]] = {}
+# What an lmparse class standing in for a vLLM tool parser takes from it: how vLLM's Parser constrains
+# decoding for it (the structural-tag model of vLLM's registry, the strict level, whether vLLM's
+# JSON-list path handles tool_choice="required"/named for it).
+_TOOL_ENGINE_ATTRS = ('structural_tag_model', 'default_tool_strict_level', 'supports_required_and_named')
 
 
-def _tool_class(name: str) -> type[LmparseToolParser]:
-    cls = _tool_classes.get(name)
+def _vllm_class(manager: Any, name: str) -> type | None:
+    """vLLM's own class for ``name`` (before lmparse registers over it), or None when it does not import."""
+    try:
+        cls = manager.get_tool_parser(name) if manager is ToolParserManager else manager.get_reasoning_parser(name)
+    except Exception:  # an optional dependency of that vLLM parser is missing
+        return None
+    return None if cls.__module__.startswith('lmparse.') else cls
+
+
+def _tool_class(name: str, engine: bool = False) -> type[LmparseToolParser]:
+    """lmparse's class for tool dialect ``name``; ``engine``: the one registered under vLLM's name."""
+    cls = _tool_classes.get((name, engine))
     if cls is None:
-        cls = _tool_classes[name] = type(_class_name('ToolParser', name), (LmparseToolParser,),
-                                         {'lmparse_tool': name, '__module__': __name__})
+        attrs: dict[str, Any] = {'lmparse_tool': name, '__module__': __name__}
+        if engine:
+            vllm_cls = _vllm_class(ToolParserManager, name)
+            attrs['vllm_class'] = vllm_cls
+            if vllm_cls is not None:
+                attrs.update({a: getattr(vllm_cls, a) for a in _TOOL_ENGINE_ATTRS})
+        suffix = 'ToolParser' if not engine else 'VllmToolParser'
+        cls = _tool_classes[(name, engine)] = type(_class_name(suffix, name), (LmparseToolParser,), attrs)
     return cls
 
 
-def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
-    cls = _reasoning_classes.get(name)
+def _reasoning_class(name: str, engine: bool = False) -> type[LmparseReasoningParser]:
+    cls = _reasoning_classes.get((name, engine))
     if cls is None:
-        cls = _reasoning_classes[name] = type(_class_name('ReasoningParser', name), (LmparseReasoningParser,),
-                                              {'lmparse_reasoning': name, '__module__': __name__})
+        attrs: dict[str, Any] = {'lmparse_reasoning': name, '__module__': __name__}
+        if engine:
+            attrs['vllm_class'] = _vllm_class(ReasoningParserManager, name)
+        suffix = 'ReasoningParser' if not engine else 'VllmReasoningParser'
+        cls = _reasoning_classes[(name, engine)] = type(_class_name(suffix, name), (LmparseReasoningParser,), attrs)
     return cls
 
 
@@ -565,10 +645,11 @@ def register(replace: bool | None = None) -> None:
         vllm_reasoning = set(ReasoningParserManager.list_registered())
         for name in lmparse.ToolParserManager.names():
             if name in vllm_tools and name not in NOT_REPLACED:
-                ToolParserManager.register_module(name, force=True, module=_tool_class(name))
+                ToolParserManager.register_module(name, force=True, module=_tool_class(name, engine=True))
         for name in lmparse.ReasoningParserManager.names():
             if name in vllm_reasoning and name not in NOT_REPLACED:
-                ReasoningParserManager.register_module(name, force=True, module=_reasoning_class(name))
+                ReasoningParserManager.register_module(name, force=True,
+                                                       module=_reasoning_class(name, engine=True))
 
 
 register()

@@ -146,6 +146,11 @@ cdef str _token_json(str tok, bint number, bint json_words):
     return repr(v)
 
 
+cdef enum:
+    # The longest call name taken when no name filter applies (a head is undecided for at most this long).
+    MAX_OPEN_NAME = 256
+
+
 cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, bint bracket):
     """The head of a call list at the start of ``text``: ``(verdict, pos, name)``.
 
@@ -153,15 +158,21 @@ cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, 
     the ``(``. HEAD_REJECTED: ``text[:pos]`` is content (the first character
     that cannot continue the head, or the end of the output). Whitespace runs
     are bounded and NAME must stay an offered name's prefix, so an undecided
-    head is short.
+    head is short. ``allowed`` None (no name filter: the parser's allowed names
+    were opened, as the replay server and vLLM's replace mode do) takes any
+    identifier of at most MAX_OPEN_NAME characters.
     """
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t p = 0, s, e, best, longest = 0
     cdef bint over, whole
-    for name in allowed:
-        if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
-            longest = PyUnicode_GET_LENGTH(name)
+    cdef bint any_name = allowed is None
+    if any_name:
+        longest = MAX_OPEN_NAME
+    else:
+        for name in allowed:
+            if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
+                longest = PyUnicode_GET_LENGTH(name)
     p = _skip_ws(kind, data, p, size, &over)
     if over:
         return (HEAD_REJECTED, p, None)
@@ -175,7 +186,11 @@ cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, 
         s = e = p
         while e < size and e - s <= longest and _name_char(PyUnicode_READ(kind, data, e)):
             e += 1
-        best = _name_prefix(kind, data, s, e, allowed, &whole)
+        if any_name:
+            best = e - s if e - s <= longest else longest
+            whole = 0 < best == e - s
+        else:
+            best = _name_prefix(kind, data, s, e, allowed, &whole)
         if best < e - s:
             return (HEAD_REJECTED, s + best, None)
         if e < size:
@@ -628,7 +643,9 @@ cdef class PythonicToolParser(ToolParser):
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t pos = 0
         if self._state == ST_HEAD:
-            verdict, pos, name = pythonic_head(text, size, final, self._allowed_tool_names or (), self._brackets)
+            allowed = self._allowed_tool_names
+            verdict, pos, name = pythonic_head(text, size, final, () if allowed is not None and not allowed
+                                               else allowed, self._brackets)
             if verdict == HEAD_UNDECIDED:
                 return 0
             if verdict == HEAD_REJECTED:
