@@ -551,7 +551,7 @@ def build_router_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLA
     tool_cls = cfg.tool_cls
     reasoning_cls = cfg.reasoning_cls
     if _grammar(tool_cls) is not None or _grammar(reasoning_cls) is not None:
-        return build_channel_output(cfg, rng)
+        return build_channel_output(cfg, rng, vocab)
     open_r = reasoning_cls.get_reasoning_open_tag() if reasoning_cls else '<think>'
     close_r = reasoning_cls.get_reasoning_close_tag() if reasoning_cls else '</think>'
     parts: list[str] = []
@@ -669,7 +669,8 @@ def marker_text_vocabulary(cfg: Config, quoted_tags: Sequence[str] = ()) -> Voca
     but the ones that open or close structure there (the tool open tag, a bare
     call's first piece, the reasoning tags). Content markers (dropped
     everywhere by design), a brace family's string delimiter (the value's
-    own quote) and a namespaced family's namespace-prefixed tags are left out.
+    own quote), a namespaced family's namespace-prefixed tags and a recipient
+    channel grammar's framing tokens are left out.
     ``quoted_tags`` (token-id mode) are also written in content and reasoning,
     between ``QUOTE_OPEN`` / ``QUOTE_CLOSE``: as ordinary tokens, so as text.
     """
@@ -678,6 +679,11 @@ def marker_text_vocabulary(cfg: Config, quoted_tags: Sequence[str] = ()) -> Voca
     for owner in (tool_cls, reasoning_cls):
         if owner is not None:
             dropped.update(getattr(owner, 'header_markers', ()) or ())
+    grammar = _grammar(tool_cls) or _grammar(reasoning_cls)
+    if grammar is not None:
+        # recipient channels: the framing tokens (start, channel, message, the ends) are special
+        # tokens that end or open a message wherever they stand; without ids nothing tells them apart
+        dropped.update(m for m in (grammar.start, grammar.channel, grammar.message, *grammar.ends) if m)
     r_tags = [reasoning_cls.get_reasoning_open_tag(), reasoning_cls.get_reasoning_close_tag()] if reasoning_cls else []
     t_markers = tool_markers(tool_cls) if tool_cls is not None else []
     openers = set(r_tags)
@@ -816,9 +822,9 @@ def _json_or_raw(raw: str) -> Any:
     return raw
 
 
-def _channel_call(g: Any, name: str, rng: random.Random) -> tuple[str, Any]:
+def _channel_call(g: Any, name: str, rng: random.Random, vocab: Vocabulary = PLAIN) -> tuple[str, Any]:
     """One call's markup inside a tool message and its arguments as the family builds them."""
-    args = _json_args(rng, _params_for(name))
+    args = _json_args(rng, _params_for(name), vocab)
     # the offered parameters are string-typed: Spark keeps their text, Beam's schema types them as text
     keep = name in OFFERED and (g.keep_string_parameters or g.values == 'schema')
     want = {k: (v if keep or g.values == 'schema' else _json_or_raw(v)) for k, v in args.items()}
@@ -832,7 +838,7 @@ def _channel_call(g: Any, name: str, rng: random.Random) -> tuple[str, Any]:
     return f'{g.invoke} name="{name}">\n{params}{g.invoke_close}\n', want
 
 
-def build_channel_output(cfg: Config, rng: random.Random) -> Built:
+def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLAIN) -> Built:
     """Messages of a recipient-channel grammar: reasoning, content, dropped and tool messages (echoed call
     markup in text messages), maybe unframed text first, and text messages left unterminated before a header."""
     g = _grammar(cfg.tool_cls) or _grammar(cfg.reasoning_cls)
@@ -859,7 +865,7 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
             recipient = _pick_name(rng)
             channel = rng.choice(list(g.channels)) if g.channels else None
             names = [recipient] if g.invoke is None else [_pick_name(rng) for _ in range(rng.randint(1, 2))]
-            built = [_channel_call(g, n, rng) for n in names]
+            built = [_channel_call(g, n, rng, vocab) for n in names]
             body = ''.join(markup for markup, _ in built)
             if g.invoke is not None and rng.random() < 0.8:
                 body = '<atem:function_calls>\n' + body + '</atem:function_calls>'
@@ -869,7 +875,7 @@ def build_channel_output(cfg: Config, rng: random.Random) -> Built:
                 pending_framed = True  # no tool parser: the tool message is text, framing included
         else:
             recipient, channel = rng.choice(by_kind[kind])
-            body = _text(rng)
+            body = _text(rng, pieces=vocab.reasoning if kind == 'reasoning' else vocab.content)
             if rng.random() < 0.3:
                 body += _channel_call(g, 'search', rng)[0]  # echoed call markup: text
             if kind != 'drop':
