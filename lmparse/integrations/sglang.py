@@ -261,7 +261,11 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             """Feed ``text``, ending the reasoning where a tool block opens inside it; (reasoning, normal)."""
             buf, self._pending = self._pending + text, ''
             at = self._tool_start(buf, self._last)
-            if at >= 0:
+            if at >= 0 and self._close and self._close in buf[at:]:
+                at = -2  # the block closes in this chunk: SGLang's detectors end it there, not at the tool start
+            if at == -2:
+                r, c = self._feed(buf)
+            elif at >= 0:
                 r1, c1 = self._feed(buf[:at])
                 if self._parser.mode == 'reasoning':
                     r2, c2 = self._feed('', final=True)
