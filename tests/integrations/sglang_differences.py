@@ -41,7 +41,15 @@ _PYTHONIC_AFTER_TEXT = ("SGLang's pythonic detector reads a [call(...)] list any
                         "pythonic parser). Repro: parse_complete(\"Checking. [get_weather(city='Oslo')]\") gives no call. "
                         'A family change (lmparse/tools/pythonic.pyx), left for the parser-family owner')
 
+_HOLDS_CLOSE_PREFIX = ("outside reasoning SGLang's base detector holds a prefix of the close tag ('</') until the next "
+                       "chunk; lmparse releases it at once, since a close tag cannot end a block that is not open. "
+                       'The text is the same, only earlier (SGLang pins the hold chunk by chunk)')
+
 DIFFERENCES: dict[str, Difference] = {
+    'qwen3_stream_stray_close_prefix_not_lost': Difference(
+        RP + '::TestBufferLossBugFix::test_partial_end_tag_buffer_loss_bug', 'lmparse decision', _HOLDS_CLOSE_PREFIX),
+    'qwen3_stream_fragments_released_together': Difference(
+        RP + '::TestBufferLossBugFix::test_multiple_partial_fragments', 'lmparse decision', _HOLDS_CLOSE_PREFIX),
     'hermes_leading_text_stripped': Difference(
         FC + 'test_hermes_detector.py::TestHermesDetector::test_tool_call_with_leading_text', 'lmparse decision',
         _STRIPS_BEFORE_CALL),

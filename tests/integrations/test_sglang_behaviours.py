@@ -95,6 +95,17 @@ class Engine:
         return cls(**kwargs)
 
 
+def parser(engine: Engine, name: str, **kwargs: Any) -> Any:
+    """SGLang's own ``ReasoningParser(name, ...)`` (its per-name overrides included) over ``engine``'s class."""
+    registry = _rp.ReasoningParser.DetectorMap
+    before = registry[name]
+    registry[name] = type(engine.reasoning(name))  # skips when lmparse does not replace the name
+    try:
+        return _rp.ReasoningParser(name, **kwargs)
+    finally:
+        registry[name] = before
+
+
 def tool(name: str, **props: str) -> Any:
     """An SGLang request tool with string/number/... properties (all required)."""
     properties = {k: {'type': t} for k, t in (props or {'path': 'string'}).items()}
@@ -457,6 +468,108 @@ def b_nemotron3_nonempty_content_plain(e: Engine) -> None:
 @pins(RP + '::TestGemma4Detector::test_detect_and_parse_complete_reasoning')
 def b_gemma4_channel_label_stripped(e: Engine) -> None:
     _check(e, 'gemma4', '<|channel>thought\nweighing<channel|>Result.', ('weighing', 'Result.'))
+
+
+@pins(RP + '::TestGemma4Detector::test_detect_and_parse_reasoning_only')
+def b_gemma4_unclosed_channel_is_reasoning(e: Engine) -> None:
+    _check(e, 'gemma4', '<|channel>thought\nnot done yet', ('not done yet', ''))
+
+
+@pins(RP + '::TestGemma4Detector::test_streaming_full_start_sequence')
+def b_gemma4_stream_start_sequence_gives_nothing(e: Engine) -> None:
+    steps, _, _ = rstream(e.reasoning('gemma4'), ['<|channel>thought\n', 'pondering'], finish=False)
+    assert steps == [('', ''), ('pondering', '')]
+
+
+@pins(RP + '::TestGemma4Detector::test_streaming_self_label_split_across_chunks')
+def b_gemma4_stream_label_after_channel(e: Engine) -> None:
+    steps, _, _ = rstream(e.reasoning('gemma4'), ['<|channel>', 'thought\n', 'pondering'], finish=False)
+    assert steps[0] == ('', '') and steps[2] == ('pondering', '')
+
+
+@pins(RP + '::TestGemma4Detector::test_streaming_split_end_token')
+def b_gemma4_stream_split_end_token(e: Engine) -> None:
+    steps, reasoning, normal = rstream(e.reasoning('gemma4'), ['<|channel>thought\n', 'idea', '<chan', 'nel|>answer'])
+    assert steps[2][1] == ''
+    assert (reasoning, normal) == ('idea', 'answer')
+
+
+@pins(RP + '::TestGemma4Detector::test_force_reasoning')
+def b_gemma4_forced(e: Engine) -> None:
+    _check(e, 'gemma4', 'idea<channel|>answer', ('idea', 'answer'), force_reasoning=True)
+
+
+@pins(RP + '::TestReasoningParser::test_parse_non_stream_preserves_payload_whitespace')
+def b_qwen3_whitespace_kept(e: Engine) -> None:
+    _check(e, 'qwen3', '<think>\nidea\n</think>\n\nanswer\n', ('\nidea\n', '\n\nanswer\n'))
+
+
+@pins(RP + '::TestReasoningParser::test_parse_stream_chunk_preserves_payload_whitespace')
+def b_qwen3_stream_whitespace_kept(e: Engine) -> None:
+    steps, _, _ = rstream(e.reasoning('qwen3'), ['<think>', '\nidea\n</think>\n\nanswer\n'], finish=False)
+    assert steps == [('', ''), ('\nidea\n', '\n\nanswer\n')]
+
+
+@pins(RP + '::TestReasoningParser::test_parse_non_stream_strips_repeated_leading_start_tokens')
+def b_qwen3_repeated_start_tags(e: Engine) -> None:
+    _check(e, 'qwen3', '<think><think>idea</think>answer', ('idea', 'answer'))
+
+
+@pins(RP + '::TestIntegrationScenarios::test_empty_reasoning_blocks')
+def b_qwen3_empty_block(e: Engine) -> None:
+    _check(e, 'qwen3', '<think></think>Only this.', ('', 'Only this.'))
+
+
+@pins(RP + '::TestBufferLossBugFix::test_partial_end_tag_buffer_loss_bug')
+def b_qwen3_stream_stray_close_prefix_not_lost(e: Engine) -> None:
+    steps, reasoning, normal = rstream(e.reasoning('qwen3'), ['</', 'answer'])
+    assert steps[0] == ('', '') and (reasoning, normal) == ('', '</answer')
+
+
+@pins(RP + '::TestBufferLossBugFix::test_partial_start_tag_buffer_preservation')
+def b_qwen3_stream_false_open_prefix_released(e: Engine) -> None:
+    steps, _, _ = rstream(e.reasoning('qwen3'), ['<th', 'is is text'], finish=False)
+    assert steps == [('', ''), ('', '<this is text')]
+
+
+@pins(RP + '::TestBufferLossBugFix::test_multiple_partial_fragments')
+def b_qwen3_stream_fragments_released_together(e: Engine) -> None:
+    steps, _, _ = rstream(e.reasoning('qwen3'), ['<', '/', 'random>'], finish=False)
+    assert steps == [('', ''), ('', ''), ('', '</random>')]
+
+
+@pins(RP + '::TestBufferLossBugFix::test_edge_case_exact_token_match')
+def b_qwen3_stream_open_tag_char_by_char(e: Engine) -> None:
+    steps, reasoning, normal = rstream(e.reasoning('qwen3'), ['<', 't', 'h', 'i', 'n', 'k>', 'x'])
+    assert all(step == ('', '') for step in steps[:6])
+    assert (reasoning, normal) == ('x', '')
+
+
+@pins(RP + '::TestReasoningParserAdvanced::test_qwen3_thinking_forces_reasoning')
+def b_qwen3_thinking_name_forces_reasoning(e: Engine) -> None:
+    assert parser(e, 'qwen3-thinking').parse_non_stream('thought</think>answer') == ('thought', 'answer')
+
+
+@pins(RP + '::TestReasoningParserAdvanced::test_minimax_forces_reasoning')
+def b_minimax_name_forces_reasoning(e: Engine) -> None:
+    assert parser(e, 'minimax').parse_non_stream('thought</think>answer') == ('thought', 'answer')
+
+
+@pins(RP + '::TestReasoningParserAdvanced::test_detector_map_aliases')
+def b_deepseek_v3_alias_not_forced(e: Engine) -> None:
+    assert parser(e, 'deepseek-v3').parse_non_stream('plain answer') == ('', 'plain answer')
+
+
+@pins(RP + '::TestReasoningParserAdvanced::test_detector_map_aliases')
+def b_step3_alias_forced(e: Engine) -> None:
+    assert parser(e, 'step3').parse_non_stream('thought</think>answer') == ('thought', 'answer')
+
+
+@pins(RP + '::TestIntegrationScenarios::test_qwen3_forced_reasoning_streaming_scenario')
+def b_qwen3_parser_forced_stream(e: Engine) -> None:
+    p = parser(e, 'qwen3', force_reasoning=True)
+    out = [p.parse_stream_chunk(c) for c in ['Look', 'ing.', '</think>', 'Answer.']]
+    assert ''.join(r for r, _ in out) == 'Looking.' and ''.join(n for _, n in out) == 'Answer.'
 
 
 # ---- tool detectors ----
