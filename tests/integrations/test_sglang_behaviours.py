@@ -945,6 +945,127 @@ def b_mistral_stream_args_form(e: Engine) -> None:
     assert text == 'Sure! ' and [(c['name'], args(c)) for c in calls] == [('search', {'query': 'q'})]
 
 
+# glm45 tool detector (GLM-4.5 / 4.6: <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n</tool_call>)
+
+_GT = [tool('get_weather', city='string', count='number', filters='object'), tool('noop'), tool('search', query='string')]
+_GT[1].function.parameters = {'type': 'object', 'properties': {}}
+
+
+def _glm(name: str, *pairs: tuple[str, str]) -> str:
+    return f'<tool_call>{name}\n' + ''.join(f'<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n' for k, v in pairs) \
+        + '</tool_call>'
+
+
+def _chars(text: str, n: int) -> list[str]:
+    return [text[i:i + n] for i in range(0, len(text), n)]
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_schema_type_coercion')
+def b_glm45_values_typed_by_schema(e: Engine) -> None:
+    text = _glm('get_weather', ('city', '北京'), ('count', '"42"'), ('filters', '{"a": 1}'))
+    [(name, arguments, _)] = parsed(e.tool('glm45'), text, _GT)[1]
+    assert name == 'get_weather' and arguments == {'city': '北京', 'count': 42, 'filters': {'a': 1}}
+    assert type(arguments['count']) is int
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_string_typed_digits_stay_string')
+def b_glm45_string_digits_stay_string(e: Engine) -> None:
+    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', '123')), _GT)[1][0][1] == {'city': '123'}
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_string_value_backslashes_preserved')
+def b_glm45_backslashes_kept(e: Engine) -> None:
+    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', 'C:\\dir\\x')), _GT)[1][0][1] == {'city': 'C:\\dir\\x'}
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_leading_text_preserved')
+def b_glm45_leading_text_stripped(e: Engine) -> None:
+    text, calls = parsed(e.tool('glm45'), 'Let me see. ' + _glm('get_weather', ('city', 'Oslo')), _GT)
+    assert text == 'Let me see.' and len(calls) == 1
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_multiple_calls_parsed_in_order')
+def b_glm45_two_calls(e: Engine) -> None:
+    text = _glm('get_weather', ('city', 'Oslo')) + '\n' + _glm('search', ('query', 'cafes'))
+    assert [c[:2] for c in parsed(e.tool('glm45'), text, _GT)[1]] == [('get_weather', {'city': 'Oslo'}),
+                                                                        ('search', {'query': 'cafes'})]
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_missing_name_separator_yields_no_calls')
+def b_glm45_name_without_separator_no_call(e: Engine) -> None:
+    assert parsed(e.tool('glm45'), '<tool_call>get_weather</tool_call>', _GT)[1] == []
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_matches_non_streaming_at_small_chunk_sizes')
+def b_glm45_stream_equals_one_piece(e: Engine) -> None:
+    for text in (_glm('get_weather', ('city', 'a<b & c')), _glm('get_weather', ('city', 'say "hi"\nok')),
+                 _glm('get_weather', ('city', 'Oslo')) + '\n' + _glm('search', ('query', 'cafes'))):
+        want = [c[:2] for c in parsed(e.tool('glm45'), text, _GT)[1]]
+        for n in (1, 7):
+            _, calls = tstream(e.tool('glm45'), _chars(text, n), _GT)
+            assert [(c['name'], args(c)) for c in calls] == want, (text, n)
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_no_args_emits_empty_object')
+def b_glm45_stream_no_arguments(e: Engine) -> None:
+    _, calls = tstream(e.tool('glm45'), _chars('<tool_call>noop\n</tool_call>', 1), _GT)
+    assert calls == [{'name': 'noop', 'arguments': '{}'}]
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_never_emits_truncated_tool_name')
+def b_glm45_stream_partial_name_held(e: Engine) -> None:
+    det = e.tool('glm45')
+    assert det.parse_streaming_increment('<tool_call>get_wea', _GT).calls == []
+    r = det.parse_streaming_increment('ther\n<arg_key>city</arg_key>\n<arg_value>x</arg_value>\n</tool_call>', _GT)
+    assert [c.name for c in r.calls if c.name] == ['get_weather']
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_plain_text_with_angle_brackets_passes_through')
+def b_glm45_stream_angle_brackets_are_text(e: Engine) -> None:
+    assert tstream(e.tool('glm45'), _chars('x < y and y > z.', 1), _GT) == ('x < y and y > z.', [])
+
+
+@pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_leading_text_then_call')
+def b_glm45_stream_leading_text_kept(e: Engine) -> None:
+    text, calls = tstream(e.tool('glm45'), _chars('Let me see. ' + _glm('get_weather', ('city', 'Oslo')), 1), _GT)
+    assert text == 'Let me see. ' and [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Oslo'})]
+
+
+# qwen3_coder (<tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n</function>\n</tool_call>)
+
+_CT = [tool('get_weather', city='string', days='integer')]
+
+
+def _coder(city: str) -> str:
+    return ('<tool_call>\n<function=get_weather>\n<parameter=city>\n' + city
+            + '\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>')
+
+
+@pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_non_streaming_strips_drifted_end_marker')
+def b_qwen3_coder_drifted_close_marker_dropped(e: Engine) -> None:
+    for marker in ('</parameter1>', '</parameter_x>', '</parameter'):
+        assert parsed(e.tool('qwen3_coder'), _coder('Lima\n' + marker), _CT)[1][0][1] == {'city': 'Lima', 'days': 3}, marker
+
+
+@pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_well_formed_value_unchanged')
+def b_qwen3_coder_well_formed(e: Engine) -> None:
+    assert parsed(e.tool('qwen3_coder'), _coder('Lima\n</parameter>'), _CT)[1][0][1] == {'city': 'Lima', 'days': 3}
+
+
+@pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_angle_brackets_inside_value_are_kept')
+def b_qwen3_coder_markup_in_value_kept(e: Engine) -> None:
+    assert parsed(e.tool('qwen3_coder'), _coder('an <i>odd</i> city\n</parameter>'), _CT)[1][0][1]['city'] == \
+        'an <i>odd</i> city'
+
+
+@pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_closed_value_ending_like_a_marker_is_kept')
+def b_qwen3_coder_closed_value_ending_like_marker_kept(e: Engine) -> None:
+    for value in ('<cfg>\n  <v>1</v>\n</parameters>', 'y </parameterSet>'):
+        text = _coder(value + '\n</parameter>')
+        assert parsed(e.tool('qwen3_coder'), text, _CT)[1][0][1]['city'] == value
+        assert args(tstream(e.tool('qwen3_coder'), _chars(text, 3), _CT)[1][0])['city'] == value
+
+
 # ---- the lane ----
 
 @pytest.mark.parametrize('impl', ['sglang', 'lmparse'])
