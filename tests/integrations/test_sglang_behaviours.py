@@ -1066,6 +1066,50 @@ def b_qwen3_coder_closed_value_ending_like_marker_kept(e: Engine) -> None:
         assert args(tstream(e.tool('qwen3_coder'), _chars(text, 3), _CT)[1][0])['city'] == value
 
 
+# calls to tools the request does not declare (SGLang's base detector; SGLANG_FORWARD_UNKNOWN_TOOLS)
+
+UT = FC + 'test_unknown_tool_name.py::'
+
+
+def _named(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    return [(c['name'], args(c)) for c in calls if c['name']]
+
+
+@pins(UT + 'test_unknown_tool_name_dropped_default')
+def b_hermes_undeclared_call_dropped(e: Engine) -> None:
+    assert parsed(e.tool('hermes'), _hermes('launch_rocket', {'city': 'Paris'}), _QT)[1] == []
+
+
+@pins(UT + 'test_streaming_unknown_tool_dropped_default')
+def b_hermes_stream_undeclared_call_dropped(e: Engine) -> None:
+    _, calls = tstream(e.tool('hermes'), ['<tool_call>', '{"name": "launch_rocket"', ', "arguments": {"x": 1}}',
+                                          '</tool_call>'], _QT)
+    assert _named(calls) == []
+
+
+@pins(UT + 'test_streaming_unknown_tool_between_known_preserves_state')
+def b_hermes_stream_undeclared_between_declared(e: Engine) -> None:
+    chunks = [_hermes('get_weather', {'city': 'A'}), _hermes('launch_rocket', {}), '',
+              _hermes('get_weather', {'city': 'B'}), '']
+    _, calls = tstream(e.tool('hermes'), chunks, _QT)
+    assert _named(calls) == [('get_weather', {'city': 'A'}), ('get_weather', {'city': 'B'})]
+
+
+@pins(UT + 'test_streaming_after_unknown_tool_continues')
+def b_hermes_stream_text_after_undeclared_call(e: Engine) -> None:
+    text, calls = tstream(e.tool('hermes'), ['<tool_call>', '{"name": "launch_rocket", "arguments": {}}</tool_call>',
+                                             'hello world'], _QT)
+    assert _named(calls) == [] and 'hello world' in text
+
+
+@pins(UT + 'test_unknown_tool_name_forwarded')
+def b_hermes_undeclared_call_forwarded_when_asked(e: Engine) -> None:
+    from sglang.srt.environ import envs
+    with envs.SGLANG_FORWARD_UNKNOWN_TOOLS.override(True):
+        r = e.tool('hermes').detect_and_parse(_hermes('launch_rocket', {'city': 'Paris'}), _QT)
+    assert [(c.name, json.loads(c.parameters), c.tool_index) for c in r.calls] == [('launch_rocket', {'city': 'Paris'}, -1)]
+
+
 # ---- the lane ----
 
 @pytest.mark.parametrize('impl', ['sglang', 'lmparse'])
