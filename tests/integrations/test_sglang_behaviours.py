@@ -580,61 +580,63 @@ def _qwen(name: str, arguments: dict[str, Any]) -> str:
     return '<tool_call>\n' + json.dumps({'name': name, 'arguments': arguments}) + '\n</tool_call>'
 
 
-_QT = [tool('get_weather', city='string'), tool('search', query='string')]
+def _QT() -> list[Any]:
+    return [tool('get_weather', city='string'), tool('search', query='string')]
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_single_tool_call')
 def b_qwen25_one_call(e: Engine) -> None:
-    assert parsed(e.tool('qwen25'), _qwen('get_weather', {'city': 'Lima'}), _QT) == \
+    assert parsed(e.tool('qwen25'), _qwen('get_weather', {'city': 'Lima'}), _QT()) == \
         ('', [('get_weather', {'city': 'Lima'}, 0)])
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_multiple_tool_calls')
 def b_qwen25_two_calls(e: Engine) -> None:
     text = _qwen('get_weather', {'city': 'Lima'}) + '\n' + _qwen('search', {'query': 'cafes'})
-    _, calls = parsed(e.tool('qwen25'), text, _QT)
+    _, calls = parsed(e.tool('qwen25'), text, _QT())
     assert [c[:2] for c in calls] == [('get_weather', {'city': 'Lima'}), ('search', {'query': 'cafes'})]
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_tool_call_with_preceding_text')
 def b_qwen25_text_before_call(e: Engine) -> None:
-    text, calls = parsed(e.tool('qwen25'), 'One moment.\n' + _qwen('get_weather', {'city': 'Lima'}), _QT)
+    text, calls = parsed(e.tool('qwen25'), 'One moment.\n' + _qwen('get_weather', {'city': 'Lima'}), _QT())
     assert 'One moment.' in text and len(calls) == 1
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_no_tool_call')
 def b_qwen25_no_call(e: Engine) -> None:
-    assert parsed(e.tool('qwen25'), 'No tools needed.', _QT) == ('No tools needed.', [])
+    assert parsed(e.tool('qwen25'), 'No tools needed.', _QT()) == ('No tools needed.', [])
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_malformed_json')
 def b_qwen25_malformed_json_no_call(e: Engine) -> None:
-    _, calls = parsed(e.tool('qwen25'), '<tool_call>\n{not json at all}\n</tool_call>', _QT)
+    _, calls = parsed(e.tool('qwen25'), '<tool_call>\n{not json at all}\n</tool_call>', _QT())
     assert calls == []
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_tool_call_with_extra_whitespace')
 def b_qwen25_whitespace_around_json(e: Engine) -> None:
     text = '<tool_call>\n   {"name": "search", "arguments": {"query": "x"}}   \n</tool_call>'
-    assert [c[:2] for c in parsed(e.tool('qwen25'), text, _QT)[1]] == [('search', {'query': 'x'})]
+    assert [c[:2] for c in parsed(e.tool('qwen25'), text, _QT())[1]] == [('search', {'query': 'x'})]
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_streaming_single_call')
 def b_qwen25_stream_one_call(e: Engine) -> None:
     text, calls = tstream(e.tool('qwen25'), ['<tool_call>\n', '{"name": "get_weather",', ' "arguments": {"city": "Lima"}}',
-                                             '\n</tool_call>'], _QT)
+                                             '\n</tool_call>'], _QT())
     assert [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Lima'})]
 
 
 @pins(FC + 'test_qwen25_detector.py::TestQwen25Detector::test_streaming_normal_text_before_call')
 def b_qwen25_stream_text_first_chunk(e: Engine) -> None:
-    r = e.tool('qwen25').parse_streaming_increment('Hi there! ', _QT)
+    r = e.tool('qwen25').parse_streaming_increment('Hi there! ', _QT())
     assert r.normal_text == 'Hi there! ' and not r.calls
 
 
 # kimi_k2 tool detector
 
-_KT = [tool('read_file'), tool('get_weather', city='string')]
+def _KT() -> list[Any]:
+    return [tool('read_file'), tool('get_weather', city='string')]
 
 
 def _k2(name: str, i: int, arguments: str) -> str:
@@ -644,7 +646,7 @@ def _k2(name: str, i: int, arguments: str) -> str:
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorBasic::test_single_tool_call')
 def b_kimi_k2_one_call(e: Engine) -> None:
     r = e.tool('kimi_k2').detect_and_parse(
-        '<|tool_calls_section_begin|>' + _k2('read_file', 0, '{"path": "/a"}') + '<|tool_calls_section_end|>', _KT)
+        '<|tool_calls_section_begin|>' + _k2('read_file', 0, '{"path": "/a"}') + '<|tool_calls_section_end|>', _KT())
     assert r.normal_text == ''
     assert [(c.name, c.parameters) for c in r.calls] == [('read_file', '{"path": "/a"}')]
 
@@ -653,26 +655,26 @@ def b_kimi_k2_one_call(e: Engine) -> None:
 def b_kimi_k2_index_is_position_not_suffix(e: Engine) -> None:
     text = ('<|tool_calls_section_begin|>' + _k2('read_file', 7, '{"path": "/a"}')
             + _k2('get_weather', 8, '{"city": "Rome"}') + '<|tool_calls_section_end|>')
-    assert parsed(e.tool('kimi_k2'), text, _KT)[1] == [('read_file', {'path': '/a'}, 0),
+    assert parsed(e.tool('kimi_k2'), text, _KT())[1] == [('read_file', {'path': '/a'}, 0),
                                                        ('get_weather', {'city': 'Rome'}, 1)]
 
 
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorBasic::test_normal_text_before_tool_call')
 def b_kimi_k2_text_before_call(e: Engine) -> None:
     text = 'Reading it.<|tool_calls_section_begin|>' + _k2('read_file', 0, '{"path": "/a"}') + '<|tool_calls_section_end|>'
-    assert parsed(e.tool('kimi_k2'), text, _KT) == ('Reading it.', [('read_file', {'path': '/a'}, 0)])
+    assert parsed(e.tool('kimi_k2'), text, _KT()) == ('Reading it.', [('read_file', {'path': '/a'}, 0)])
 
 
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorBasic::test_invalid_tool_call')
 def b_kimi_k2_headless_call_stays_text(e: Engine) -> None:
     text = 'bogus:0<|tool_call_argument_begin|>{"path": "/a"}<|tool_call_end|><|tool_calls_section_end|>'
-    assert parsed(e.tool('kimi_k2'), text, _KT) == (text, [])
+    assert parsed(e.tool('kimi_k2'), text, _KT()) == (text, [])
 
 
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorBasic::test_partial_tool_call_keeps_incomplete_json')
 def b_kimi_k2_stream_unfinished_arguments_streamed(e: Engine) -> None:
     _, calls = tstream(e.tool('kimi_k2'), ['<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0'
-                                           '<|tool_call_argument_begin|>{', '"path": "/a"'], _KT, finish=False)
+                                           '<|tool_call_argument_begin|>{', '"path": "/a"'], _KT(), finish=False)
     assert calls == [{'name': 'read_file', 'arguments': '{"path": "/a"'}]
 
 
@@ -695,19 +697,19 @@ def b_kimi_k2_stream_trailing_angle_not_lost(e: Engine) -> None:
 def b_kimi_k2_stream_two_calls(e: Engine) -> None:
     _, calls = tstream(e.tool('kimi_k2'), ['<|tool_calls_section_begin|>' + _k2('read_file', 0, '{"path": "/a"}')[:-17],
                                            '<|tool_call_end|>', _k2('get_weather', 1, '{"city": "Rome"}')[:-17],
-                                           '<|tool_call_end|>', '<|tool_calls_section_end|>'], _KT)
+                                           '<|tool_call_end|>', '<|tool_calls_section_end|>'], _KT())
     assert [(c['name'], args(c)) for c in calls] == [('read_file', {'path': '/a'}), ('get_weather', {'city': 'Rome'})]
 
 
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorSpecialTokenLeakage::test_no_leak_in_non_tool_text')
 def b_kimi_k2_stray_section_end_not_in_text(e: Engine) -> None:
-    text, _ = tstream(e.tool('kimi_k2'), ['plain words<|tool_calls_section_end|>'], _KT)
+    text, _ = tstream(e.tool('kimi_k2'), ['plain words<|tool_calls_section_end|>'], _KT())
     assert '<|tool_calls_section_end|>' not in text and 'plain words' in text
 
 
 @pins(FC + 'test_kimik2_detector.py::TestKimiK2DetectorSpecialTokenLeakage::test_no_leak_of_argument_begin_token')
 def b_kimi_k2_stray_argument_begin_not_in_text(e: Engine) -> None:
-    text, _ = tstream(e.tool('kimi_k2'), ['words<|tool_call_argument_begin|>more'], _KT)
+    text, _ = tstream(e.tool('kimi_k2'), ['words<|tool_call_argument_begin|>more'], _KT())
     assert '<|tool_call_argument_begin|>' not in text
 
 
@@ -719,43 +721,43 @@ def _hermes(name: str, arguments: dict[str, Any]) -> str:
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_single_tool_call')
 def b_hermes_one_call(e: Engine) -> None:
-    text, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv'}), _QT)
+    text, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv'}), _QT())
     assert text == '' and [c[:2] for c in calls] == [('get_weather', {'city': 'Kyiv'})]
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_multiple_tool_calls')
 def b_hermes_two_calls_back_to_back(e: Engine) -> None:
-    _, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv'}) + _hermes('search', {'query': 'q'}), _QT)
+    _, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv'}) + _hermes('search', {'query': 'q'}), _QT())
     assert [c[:2] for c in calls] == [('get_weather', {'city': 'Kyiv'}), ('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_tool_call_with_leading_text')
 def b_hermes_leading_text_stripped(e: Engine) -> None:
-    text, calls = parsed(e.tool('hermes'), 'Checking now. ' + _hermes('get_weather', {'city': 'Kyiv'}), _QT)
+    text, calls = parsed(e.tool('hermes'), 'Checking now. ' + _hermes('get_weather', {'city': 'Kyiv'}), _QT())
     assert text == 'Checking now.' and len(calls) == 1
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_tool_call_with_multiple_arguments')
 def b_hermes_two_arguments(e: Engine) -> None:
-    _, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv', 'unit': 'celsius'}), _QT)
+    _, calls = parsed(e.tool('hermes'), _hermes('get_weather', {'city': 'Kyiv', 'unit': 'celsius'}), _QT())
     assert calls[0][1] == {'city': 'Kyiv', 'unit': 'celsius'}
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_malformed_json_returns_original_text')
 def b_hermes_malformed_json_no_call(e: Engine) -> None:
-    assert parsed(e.tool('hermes'), '<tool_call>this is not json</tool_call>', _QT)[1] == []
+    assert parsed(e.tool('hermes'), '<tool_call>this is not json</tool_call>', _QT())[1] == []
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_streaming_single_tool_call')
 def b_hermes_stream_split_open_tag(e: Engine) -> None:
     text, calls = tstream(e.tool('hermes'), ['<tool_', 'call>{"name": "search",', ' "arguments": {"query": "q"',
-                                             '}}</tool_call>'], _QT)
+                                             '}}</tool_call>'], _QT())
     assert text == '' and [(c['name'], args(c)) for c in calls] == [('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_hermes_detector.py::TestHermesDetector::test_streaming_normal_text_before_tool')
 def b_hermes_stream_text_first_chunk(e: Engine) -> None:
-    r = e.tool('hermes').parse_streaming_increment('Sure, one second. ', _QT)
+    r = e.tool('hermes').parse_streaming_increment('Sure, one second. ', _QT())
     assert r.normal_text == 'Sure, one second. ' and not r.calls
 
 
@@ -767,31 +769,31 @@ def _llama(name: str, arguments: dict[str, Any]) -> str:
 
 @pins(FC + 'test_llama32_detector.py::TestLlama32Detector::test_single_tool_call_with_python_tag')
 def b_llama3_python_tag_call(e: Engine) -> None:
-    assert [c[:2] for c in parsed(e.tool('llama3'), '<|python_tag|>' + _llama('search', {'query': 'q'}), _QT)[1]] == \
+    assert [c[:2] for c in parsed(e.tool('llama3'), '<|python_tag|>' + _llama('search', {'query': 'q'}), _QT())[1]] == \
         [('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_llama32_detector.py::TestLlama32Detector::test_single_tool_call_without_python_tag')
 def b_llama3_bare_json_call(e: Engine) -> None:
-    assert [c[:2] for c in parsed(e.tool('llama3'), _llama('search', {'query': 'q'}), _QT)[1]] == \
+    assert [c[:2] for c in parsed(e.tool('llama3'), _llama('search', {'query': 'q'}), _QT())[1]] == \
         [('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_llama32_detector.py::TestLlama32Detector::test_normal_text_before_python_tag')
 def b_llama3_text_before_python_tag(e: Engine) -> None:
-    text, calls = parsed(e.tool('llama3'), 'One sec. <|python_tag|>' + _llama('search', {'query': 'q'}), _QT)
+    text, calls = parsed(e.tool('llama3'), 'One sec. <|python_tag|>' + _llama('search', {'query': 'q'}), _QT())
     assert text == 'One sec. ' and len(calls) == 1
 
 
 @pins(FC + 'test_llama32_detector.py::TestLlama32Detector::test_no_tool_call')
 def b_llama3_no_call(e: Engine) -> None:
-    assert parsed(e.tool('llama3'), 'Nothing to call.', _QT) == ('Nothing to call.', [])
+    assert parsed(e.tool('llama3'), 'Nothing to call.', _QT()) == ('Nothing to call.', [])
 
 
 @pins(FC + 'test_llama32_detector.py::TestLlama32Detector::test_multiple_json_objects')
 def b_llama3_semicolon_separated_calls(e: Engine) -> None:
     text = '<|python_tag|>' + _llama('get_weather', {'city': 'Oslo'}) + ';' + _llama('search', {'query': 'q'})
-    assert [c[:2] for c in parsed(e.tool('llama3'), text, _QT)[1]] == [('get_weather', {'city': 'Oslo'}),
+    assert [c[:2] for c in parsed(e.tool('llama3'), text, _QT())[1]] == [('get_weather', {'city': 'Oslo'}),
                                                                          ('search', {'query': 'q'})]
 
 
@@ -805,33 +807,33 @@ def _ds3(name: str, arguments: dict[str, Any]) -> str:
 @pins(FC + 'test_deepseekv3_detector.py::TestDeepSeekV3Detector::test_single_tool_call')
 def b_deepseekv3_one_call(e: Engine) -> None:
     text = '<｜tool▁calls▁begin｜>' + _ds3('get_weather', {'city': 'Oslo'}) + '<｜tool▁calls▁end｜>'
-    assert [c[:2] for c in parsed(e.tool('deepseekv3'), text, _QT)[1]] == [('get_weather', {'city': 'Oslo'})]
+    assert [c[:2] for c in parsed(e.tool('deepseekv3'), text, _QT())[1]] == [('get_weather', {'city': 'Oslo'})]
 
 
 @pins(FC + 'test_deepseekv3_detector.py::TestDeepSeekV3Detector::test_multiple_tool_calls')
 def b_deepseekv3_two_calls_newline_between(e: Engine) -> None:
     text = ('<｜tool▁calls▁begin｜>' + _ds3('get_weather', {'city': 'Oslo'}) + '\n' + _ds3('search', {'query': 'q'})
             + '<｜tool▁calls▁end｜>')
-    assert [c[:2] for c in parsed(e.tool('deepseekv3'), text, _QT)[1]] == [('get_weather', {'city': 'Oslo'}),
+    assert [c[:2] for c in parsed(e.tool('deepseekv3'), text, _QT())[1]] == [('get_weather', {'city': 'Oslo'}),
                                                                              ('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_deepseekv3_detector.py::TestDeepSeekV3Detector::test_tool_call_with_preceding_text')
 def b_deepseekv3_text_before_calls(e: Engine) -> None:
     text, calls = parsed(e.tool('deepseekv3'), 'Looking it up.<｜tool▁calls▁begin｜>' + _ds3('search', {'query': 'q'})
-                         + '<｜tool▁calls▁end｜>', _QT)
+                         + '<｜tool▁calls▁end｜>', _QT())
     assert 'Looking it up.' in text and len(calls) == 1
 
 
 @pins(FC + 'test_deepseekv3_detector.py::TestDeepSeekV3Detector::test_no_tool_call')
 def b_deepseekv3_no_call(e: Engine) -> None:
-    assert parsed(e.tool('deepseekv3'), 'Plain answer.', _QT) == ('Plain answer.', [])
+    assert parsed(e.tool('deepseekv3'), 'Plain answer.', _QT()) == ('Plain answer.', [])
 
 
 @pins(FC + 'test_deepseekv3_detector.py::TestDeepSeekV3Detector::test_malformed_json')
 def b_deepseekv3_malformed_arguments_no_crash(e: Engine) -> None:
     r = e.tool('deepseekv3').detect_and_parse('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search'
-                                              '\n```json\n{broken}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>', _QT)
+                                              '\n```json\n{broken}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>', _QT())
     assert r is not None
 
 
@@ -839,65 +841,65 @@ def b_deepseekv3_malformed_arguments_no_crash(e: Engine) -> None:
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_single_tool_call_string_arg')
 def b_pythonic_one_call(e: Engine) -> None:
-    r = e.tool('pythonic').detect_and_parse("[get_weather(city='Oslo')]", _QT)
+    r = e.tool('pythonic').detect_and_parse("[get_weather(city='Oslo')]", _QT())
     assert r.normal_text == '' and [(c.name, c.parameters) for c in r.calls] == [('get_weather', '{"city": "Oslo"}')]
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_positional_arguments_ignored')
 def b_pythonic_positional_argument_dropped(e: Engine) -> None:
-    r = e.tool('pythonic').detect_and_parse("[get_weather('Oslo')]", _QT)
+    r = e.tool('pythonic').detect_and_parse("[get_weather('Oslo')]", _QT())
     assert [(c.name, c.parameters) for c in r.calls] == [('get_weather', '{}')]
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_multiple_tool_calls')
 def b_pythonic_two_calls_indexed(e: Engine) -> None:
-    r = e.tool('pythonic').detect_and_parse("[get_weather(city='Oslo'), search(query='q')]", _QT)
+    r = e.tool('pythonic').detect_and_parse("[get_weather(city='Oslo'), search(query='q')]", _QT())
     assert [(c.name, c.parameters, c.tool_index) for c in r.calls] == [
         ('get_weather', '{"city": "Oslo"}', 0), ('search', '{"query": "q"}', 1)]
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_tool_call_with_leading_text')
 def b_pythonic_leading_text(e: Engine) -> None:
-    r = e.tool('pythonic').detect_and_parse("Checking. [get_weather(city='Oslo')]", _QT)
+    r = e.tool('pythonic').detect_and_parse("Checking. [get_weather(city='Oslo')]", _QT())
     assert 'Checking.' in r.normal_text and len(r.calls) == 1
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_tool_call_with_dict_arg')
 def b_pythonic_dict_and_list_arguments(e: Engine) -> None:
-    r = e.tool('pythonic').detect_and_parse("[search(query={'k': 'v', 'n': {'a': 1}}), search(query=['a', 'b'])]", _QT)
+    r = e.tool('pythonic').detect_and_parse("[search(query={'k': 'v', 'n': {'a': 1}}), search(query=['a', 'b'])]", _QT())
     assert [c.name for c in r.calls] == ['search', 'search']
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_unknown_tool_name_skipped')
 def b_pythonic_unknown_tool_dropped(e: Engine) -> None:
-    assert e.tool('pythonic').detect_and_parse('[not_a_tool(x=1)]', _QT).calls == []
+    assert e.tool('pythonic').detect_and_parse('[not_a_tool(x=1)]', _QT()).calls == []
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_malformed_python_returns_empty_calls')
 def b_pythonic_malformed_no_call(e: Engine) -> None:
-    assert e.tool('pythonic').detect_and_parse('[get_weather(city=)]', _QT).calls == []
+    assert e.tool('pythonic').detect_and_parse('[get_weather(city=)]', _QT()).calls == []
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_no_bracket_returns_empty_calls')
 def b_pythonic_no_brackets_no_call(e: Engine) -> None:
-    assert e.tool('pythonic').detect_and_parse("get_weather(city='Oslo')", _QT).calls == []
+    assert e.tool('pythonic').detect_and_parse("get_weather(city='Oslo')", _QT()).calls == []
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_text_then_tool_call')
 def b_pythonic_stream_text_then_call(e: Engine) -> None:
-    text, calls = tstream(e.tool('pythonic'), ['Right away. ', '[get_weather(city=', "'Oslo')]"], _QT)
+    text, calls = tstream(e.tool('pythonic'), ['Right away. ', '[get_weather(city=', "'Oslo')]"], _QT())
     assert 'Right away. ' in text and [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Oslo'})]
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_with_python_tokens')
 def b_pythonic_stream_python_tokens(e: Engine) -> None:
-    _, calls = tstream(e.tool('pythonic'), ['<|python_start|>[get_', "weather(city='Oslo')]<|python_end|>"], _QT)
+    _, calls = tstream(e.tool('pythonic'), ['<|python_start|>[get_', "weather(city='Oslo')]<|python_end|>"], _QT())
     assert [c['name'] for c in calls] == ['get_weather']
 
 
 @pins(FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_incomplete_tool_call')
 def b_pythonic_stream_open_call_held(e: Engine) -> None:
-    r = e.tool('pythonic').parse_streaming_increment('Hi! [search(query=', _QT)
+    r = e.tool('pythonic').parse_streaming_increment('Hi! [search(query=', _QT())
     assert (r.normal_text, r.calls) == ('Hi! ', [])
 
 
@@ -906,49 +908,52 @@ def b_pythonic_stream_open_call_held(e: Engine) -> None:
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_json_array_multiple_tool_calls')
 def b_mistral_json_array_calls(e: Engine) -> None:
     text = '[TOOL_CALLS] [' + _llama('get_weather', {'city': 'Oslo'}) + ', ' + _llama('search', {'query': 'q'}) + ']'
-    assert [c[:2] for c in parsed(e.tool('mistral'), text, _QT)[1]] == [('get_weather', {'city': 'Oslo'}),
+    assert [c[:2] for c in parsed(e.tool('mistral'), text, _QT())[1]] == [('get_weather', {'city': 'Oslo'}),
                                                                           ('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_json_array_with_leading_text')
 def b_mistral_json_array_leading_text_stripped(e: Engine) -> None:
-    text, calls = parsed(e.tool('mistral'), 'On it. [TOOL_CALLS] [' + _llama('search', {'query': 'q'}) + ']', _QT)
+    text, calls = parsed(e.tool('mistral'), 'On it. [TOOL_CALLS] [' + _llama('search', {'query': 'q'}) + ']', _QT())
     assert text == 'On it.' and len(calls) == 1
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_compact_format_single_tool_call')
 def b_mistral_args_form(e: Engine) -> None:
-    assert [c[:2] for c in parsed(e.tool('mistral'), '[TOOL_CALLS]search[ARGS]{"query": "q"}', _QT)[1]] == \
+    assert [c[:2] for c in parsed(e.tool('mistral'), '[TOOL_CALLS]search[ARGS]{"query": "q"}', _QT())[1]] == \
         [('search', {'query': 'q'})]
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_compact_format_with_leading_text')
 def b_mistral_args_form_leading_text_stripped(e: Engine) -> None:
-    text, calls = parsed(e.tool('mistral'), 'On it. [TOOL_CALLS]search[ARGS]{"query": "q"}', _QT)
+    text, calls = parsed(e.tool('mistral'), 'On it. [TOOL_CALLS]search[ARGS]{"query": "q"}', _QT())
     assert text == 'On it.' and len(calls) == 1
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_tool_call_with_nested_json')
 def b_mistral_nested_arguments(e: Engine) -> None:
     text = '[TOOL_CALLS] [' + _llama('get_weather', {'city': 'Oslo', 'opts': {'detailed': True}}) + ']'
-    assert parsed(e.tool('mistral'), text, _QT)[1][0][1] == {'city': 'Oslo', 'opts': {'detailed': True}}
+    assert parsed(e.tool('mistral'), text, _QT())[1][0][1] == {'city': 'Oslo', 'opts': {'detailed': True}}
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_json_array_with_invalid_json')
 def b_mistral_invalid_array_consumed(e: Engine) -> None:
-    assert parsed(e.tool('mistral'), '[TOOL_CALLS] [no json here]', _QT) == ('', [])
+    assert parsed(e.tool('mistral'), '[TOOL_CALLS] [no json here]', _QT()) == ('', [])
 
 
 @pins(FC + 'test_mistral_detector.py::TestMistralDetector::test_streaming_text_then_tool_call')
 def b_mistral_stream_args_form(e: Engine) -> None:
-    text, calls = tstream(e.tool('mistral'), ['Sure! ', '[TOOL_', 'CALLS]search', '[ARGS]{"query": "q"}'], _QT)
+    text, calls = tstream(e.tool('mistral'), ['Sure! ', '[TOOL_', 'CALLS]search', '[ARGS]{"query": "q"}'], _QT())
     assert text == 'Sure! ' and [(c['name'], args(c)) for c in calls] == [('search', {'query': 'q'})]
 
 
 # glm45 tool detector (GLM-4.5 / 4.6: <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n</tool_call>)
 
-_GT = [tool('get_weather', city='string', count='number', filters='object'), tool('noop'), tool('search', query='string')]
-_GT[1].function.parameters = {'type': 'object', 'properties': {}}
+def _GT() -> list[Any]:
+    tools = [tool('get_weather', city='string', count='number', filters='object'), tool('noop'),
+             tool('search', query='string')]
+    tools[1].function.parameters = {'type': 'object', 'properties': {}}
+    return tools
 
 
 def _glm(name: str, *pairs: tuple[str, str]) -> str:
@@ -963,77 +968,78 @@ def _chars(text: str, n: int) -> list[str]:
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_schema_type_coercion')
 def b_glm45_values_typed_by_schema(e: Engine) -> None:
     text = _glm('get_weather', ('city', '北京'), ('count', '"42"'), ('filters', '{"a": 1}'))
-    [(name, arguments, _)] = parsed(e.tool('glm45'), text, _GT)[1]
+    [(name, arguments, _)] = parsed(e.tool('glm45'), text, _GT())[1]
     assert name == 'get_weather' and arguments == {'city': '北京', 'count': 42, 'filters': {'a': 1}}
     assert type(arguments['count']) is int
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_string_typed_digits_stay_string')
 def b_glm45_string_digits_stay_string(e: Engine) -> None:
-    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', '123')), _GT)[1][0][1] == {'city': '123'}
+    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', '123')), _GT())[1][0][1] == {'city': '123'}
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_string_value_backslashes_preserved')
 def b_glm45_backslashes_kept(e: Engine) -> None:
-    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', 'C:\\dir\\x')), _GT)[1][0][1] == {'city': 'C:\\dir\\x'}
+    assert parsed(e.tool('glm45'), _glm('get_weather', ('city', 'C:\\dir\\x')), _GT())[1][0][1] == {'city': 'C:\\dir\\x'}
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_leading_text_preserved')
 def b_glm45_leading_text_stripped(e: Engine) -> None:
-    text, calls = parsed(e.tool('glm45'), 'Let me see. ' + _glm('get_weather', ('city', 'Oslo')), _GT)
+    text, calls = parsed(e.tool('glm45'), 'Let me see. ' + _glm('get_weather', ('city', 'Oslo')), _GT())
     assert text == 'Let me see.' and len(calls) == 1
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_multiple_calls_parsed_in_order')
 def b_glm45_two_calls(e: Engine) -> None:
     text = _glm('get_weather', ('city', 'Oslo')) + '\n' + _glm('search', ('query', 'cafes'))
-    assert [c[:2] for c in parsed(e.tool('glm45'), text, _GT)[1]] == [('get_weather', {'city': 'Oslo'}),
+    assert [c[:2] for c in parsed(e.tool('glm45'), text, _GT())[1]] == [('get_weather', {'city': 'Oslo'}),
                                                                         ('search', {'query': 'cafes'})]
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_missing_name_separator_yields_no_calls')
 def b_glm45_name_without_separator_no_call(e: Engine) -> None:
-    assert parsed(e.tool('glm45'), '<tool_call>get_weather</tool_call>', _GT)[1] == []
+    assert parsed(e.tool('glm45'), '<tool_call>get_weather</tool_call>', _GT())[1] == []
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_matches_non_streaming_at_small_chunk_sizes')
 def b_glm45_stream_equals_one_piece(e: Engine) -> None:
     for text in (_glm('get_weather', ('city', 'a<b & c')), _glm('get_weather', ('city', 'say "hi"\nok')),
                  _glm('get_weather', ('city', 'Oslo')) + '\n' + _glm('search', ('query', 'cafes'))):
-        want = [c[:2] for c in parsed(e.tool('glm45'), text, _GT)[1]]
+        want = [c[:2] for c in parsed(e.tool('glm45'), text, _GT())[1]]
         for n in (1, 7):
-            _, calls = tstream(e.tool('glm45'), _chars(text, n), _GT)
+            _, calls = tstream(e.tool('glm45'), _chars(text, n), _GT())
             assert [(c['name'], args(c)) for c in calls] == want, (text, n)
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_no_args_emits_empty_object')
 def b_glm45_stream_no_arguments(e: Engine) -> None:
-    _, calls = tstream(e.tool('glm45'), _chars('<tool_call>noop\n</tool_call>', 1), _GT)
+    _, calls = tstream(e.tool('glm45'), _chars('<tool_call>noop\n</tool_call>', 1), _GT())
     assert calls == [{'name': 'noop', 'arguments': '{}'}]
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_never_emits_truncated_tool_name')
 def b_glm45_stream_partial_name_held(e: Engine) -> None:
     det = e.tool('glm45')
-    assert det.parse_streaming_increment('<tool_call>get_wea', _GT).calls == []
-    r = det.parse_streaming_increment('ther\n<arg_key>city</arg_key>\n<arg_value>x</arg_value>\n</tool_call>', _GT)
+    assert det.parse_streaming_increment('<tool_call>get_wea', _GT()).calls == []
+    r = det.parse_streaming_increment('ther\n<arg_key>city</arg_key>\n<arg_value>x</arg_value>\n</tool_call>', _GT())
     assert [c.name for c in r.calls if c.name] == ['get_weather']
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_plain_text_with_angle_brackets_passes_through')
 def b_glm45_stream_angle_brackets_are_text(e: Engine) -> None:
-    assert tstream(e.tool('glm45'), _chars('x < y and y > z.', 1), _GT) == ('x < y and y > z.', [])
+    assert tstream(e.tool('glm45'), _chars('x < y and y > z.', 1), _GT()) == ('x < y and y > z.', [])
 
 
 @pins(FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_streaming_leading_text_then_call')
 def b_glm45_stream_leading_text_kept(e: Engine) -> None:
-    text, calls = tstream(e.tool('glm45'), _chars('Let me see. ' + _glm('get_weather', ('city', 'Oslo')), 1), _GT)
+    text, calls = tstream(e.tool('glm45'), _chars('Let me see. ' + _glm('get_weather', ('city', 'Oslo')), 1), _GT())
     assert text == 'Let me see. ' and [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Oslo'})]
 
 
 # qwen3_coder (<tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n</function>\n</tool_call>)
 
-_CT = [tool('get_weather', city='string', days='integer')]
+def _CT() -> list[Any]:
+    return [tool('get_weather', city='string', days='integer')]
 
 
 def _coder(city: str) -> str:
@@ -1044,17 +1050,17 @@ def _coder(city: str) -> str:
 @pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_non_streaming_strips_drifted_end_marker')
 def b_qwen3_coder_drifted_close_marker_dropped(e: Engine) -> None:
     for marker in ('</parameter1>', '</parameter_x>', '</parameter'):
-        assert parsed(e.tool('qwen3_coder'), _coder('Lima\n' + marker), _CT)[1][0][1] == {'city': 'Lima', 'days': 3}, marker
+        assert parsed(e.tool('qwen3_coder'), _coder('Lima\n' + marker), _CT())[1][0][1] == {'city': 'Lima', 'days': 3}, marker
 
 
 @pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_well_formed_value_unchanged')
 def b_qwen3_coder_well_formed(e: Engine) -> None:
-    assert parsed(e.tool('qwen3_coder'), _coder('Lima\n</parameter>'), _CT)[1][0][1] == {'city': 'Lima', 'days': 3}
+    assert parsed(e.tool('qwen3_coder'), _coder('Lima\n</parameter>'), _CT())[1][0][1] == {'city': 'Lima', 'days': 3}
 
 
 @pins(FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::test_angle_brackets_inside_value_are_kept')
 def b_qwen3_coder_markup_in_value_kept(e: Engine) -> None:
-    assert parsed(e.tool('qwen3_coder'), _coder('an <i>odd</i> city\n</parameter>'), _CT)[1][0][1]['city'] == \
+    assert parsed(e.tool('qwen3_coder'), _coder('an <i>odd</i> city\n</parameter>'), _CT())[1][0][1]['city'] == \
         'an <i>odd</i> city'
 
 
@@ -1062,8 +1068,8 @@ def b_qwen3_coder_markup_in_value_kept(e: Engine) -> None:
 def b_qwen3_coder_closed_value_ending_like_marker_kept(e: Engine) -> None:
     for value in ('<cfg>\n  <v>1</v>\n</parameters>', 'y </parameterSet>'):
         text = _coder(value + '\n</parameter>')
-        assert parsed(e.tool('qwen3_coder'), text, _CT)[1][0][1]['city'] == value
-        assert args(tstream(e.tool('qwen3_coder'), _chars(text, 3), _CT)[1][0])['city'] == value
+        assert parsed(e.tool('qwen3_coder'), text, _CT())[1][0][1]['city'] == value
+        assert args(tstream(e.tool('qwen3_coder'), _chars(text, 3), _CT())[1][0])['city'] == value
 
 
 # calls to tools the request does not declare (SGLang's base detector; SGLANG_FORWARD_UNKNOWN_TOOLS)
@@ -1077,13 +1083,13 @@ def _named(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 @pins(UT + 'test_unknown_tool_name_dropped_default')
 def b_hermes_undeclared_call_dropped(e: Engine) -> None:
-    assert parsed(e.tool('hermes'), _hermes('launch_rocket', {'city': 'Paris'}), _QT)[1] == []
+    assert parsed(e.tool('hermes'), _hermes('launch_rocket', {'city': 'Paris'}), _QT())[1] == []
 
 
 @pins(UT + 'test_streaming_unknown_tool_dropped_default')
 def b_hermes_stream_undeclared_call_dropped(e: Engine) -> None:
     _, calls = tstream(e.tool('hermes'), ['<tool_call>', '{"name": "launch_rocket"', ', "arguments": {"x": 1}}',
-                                          '</tool_call>'], _QT)
+                                          '</tool_call>'], _QT())
     assert _named(calls) == []
 
 
@@ -1091,14 +1097,14 @@ def b_hermes_stream_undeclared_call_dropped(e: Engine) -> None:
 def b_hermes_stream_undeclared_between_declared(e: Engine) -> None:
     chunks = [_hermes('get_weather', {'city': 'A'}), _hermes('launch_rocket', {}), '',
               _hermes('get_weather', {'city': 'B'}), '']
-    _, calls = tstream(e.tool('hermes'), chunks, _QT)
+    _, calls = tstream(e.tool('hermes'), chunks, _QT())
     assert _named(calls) == [('get_weather', {'city': 'A'}), ('get_weather', {'city': 'B'})]
 
 
 @pins(UT + 'test_streaming_after_unknown_tool_continues')
 def b_hermes_stream_text_after_undeclared_call(e: Engine) -> None:
     text, calls = tstream(e.tool('hermes'), ['<tool_call>', '{"name": "launch_rocket", "arguments": {}}</tool_call>',
-                                             'hello world'], _QT)
+                                             'hello world'], _QT())
     assert _named(calls) == [] and 'hello world' in text
 
 
@@ -1106,7 +1112,7 @@ def b_hermes_stream_text_after_undeclared_call(e: Engine) -> None:
 def b_hermes_undeclared_call_forwarded_when_asked(e: Engine) -> None:
     from sglang.srt.environ import envs
     with envs.SGLANG_FORWARD_UNKNOWN_TOOLS.override(True):
-        r = e.tool('hermes').detect_and_parse(_hermes('launch_rocket', {'city': 'Paris'}), _QT)
+        r = e.tool('hermes').detect_and_parse(_hermes('launch_rocket', {'city': 'Paris'}), _QT())
     assert [(c.name, json.loads(c.parameters), c.tool_index) for c in r.calls] == [('launch_rocket', {'city': 'Paris'}, -1)]
 
 
