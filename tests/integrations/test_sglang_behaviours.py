@@ -1072,6 +1072,108 @@ def b_qwen3_coder_closed_value_ending_like_marker_kept(e: Engine) -> None:
         assert args(tstream(e.tool('qwen3_coder'), _chars(text, 3), _CT())[1][0])['city'] == value
 
 
+# minimax-m2 (<minimax:tool_call>\n<invoke name="F">\n<parameter name="K">V</parameter>\n</invoke>\n</minimax:tool_call>)
+
+M2 = FC + 'test_minimax_m2_detector.py::'
+
+
+def _MT() -> list[Any]:
+    return [tool('get_weather', city='string', unit='string'), tool('search', query='string'),
+            tool('calculate', value='number', count='integer', verbose='boolean', tags='array', meta='object')]
+
+
+def _m2(name: str, **params: str) -> str:
+    body = ''.join(f'\n<parameter name="{k}">{v}</parameter>' for k, v in params.items())
+    return f'<minimax:tool_call>\n<invoke name="{name}">{body}\n</invoke>\n</minimax:tool_call>'
+
+
+@pins(M2 + 'TestDetectAndParse::test_single_call_multiple_params')
+def b_minimax_m2_one_call(e: Engine) -> None:
+    assert parsed(e.tool('minimax-m2'), _m2('get_weather', city='Oslo', unit='celsius'), _MT()) == \
+        ('', [('get_weather', {'city': 'Oslo', 'unit': 'celsius'}, 0)])
+
+
+@pins(M2 + 'TestDetectAndParse::test_leading_normal_text_is_preserved')
+def b_minimax_m2_leading_text_kept(e: Engine) -> None:
+    text, calls = parsed(e.tool('minimax-m2'), 'Looking it up. ' + _m2('search', query='x'), _MT())
+    assert text == 'Looking it up. ' and len(calls) == 1
+
+
+@pins(M2 + 'TestDetectAndParse::test_multiple_sequential_calls')
+def b_minimax_m2_two_blocks(e: Engine) -> None:
+    text = _m2('get_weather', city='Oslo') + _m2('search', query='x')
+    assert [c[0] for c in parsed(e.tool('minimax-m2'), text, _MT())[1]] == ['get_weather', 'search']
+
+
+@pins(M2 + 'TestDetectAndParse::test_unknown_function_name_is_dropped')
+def b_minimax_m2_undeclared_dropped(e: Engine) -> None:
+    assert parsed(e.tool('minimax-m2'), _m2('no_such_tool', x='1'), _MT())[1] == []
+
+
+@pins(M2 + 'TestDetectAndParse::test_incomplete_block_no_closing_tag')
+def b_minimax_m2_unclosed_block_stays_text(e: Engine) -> None:
+    text = '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>'
+    out, calls = parsed(e.tool('minimax-m2'), text, _MT())
+    assert calls == [] and '<minimax:tool_call>' in out
+
+
+@pins(M2 + 'TestDetectAndParse::test_typed_params_integer_and_boolean')
+def b_minimax_m2_typed_values(e: Engine) -> None:
+    arguments = parsed(e.tool('minimax-m2'), _m2('calculate', count='7', verbose='true'), _MT())[1][0][1]
+    assert arguments == {'count': 7, 'verbose': True} and type(arguments['count']) is int
+
+
+@pins(M2 + 'TestStreamingIncrement::test_streaming_matches_non_streaming')
+def b_minimax_m2_stream_equals_one_piece(e: Engine) -> None:
+    for text in (_m2('get_weather', city='Paris', unit='fahrenheit'), _m2('calculate', count='3', verbose='false')):
+        want = [c[:2] for c in parsed(e.tool('minimax-m2'), text, _MT())[1]]
+        _, calls = tstream(e.tool('minimax-m2'), _chars(text, 1), _MT())
+        assert [(c['name'], args(c)) for c in calls] == want
+
+
+@pins(M2 + 'TestStreamingIncrement::test_streaming_sequential_tool_calls_tool_index')
+def b_minimax_m2_stream_two_blocks_indexed(e: Engine) -> None:
+    _, calls = tstream(e.tool('minimax-m2'), _chars(_m2('get_weather', city='Rome') + _m2('calculate', count='5'), 1),
+                       _MT())
+    assert [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Rome'}), ('calculate', {'count': 5})]
+
+
+@pins(M2 + 'TestStreamingIncrement::test_streaming_normal_text_before_tool_call')
+def b_minimax_m2_stream_text_at_once(e: Engine) -> None:
+    r = e.tool('minimax-m2').parse_streaming_increment('Here you go: ', _MT())
+    assert (r.normal_text, r.calls) == ('Here you go: ', [])
+
+
+# deepseekv31 (<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>...)
+
+_V31_CALL = '<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Lima"}<｜tool▁call▁end｜>'
+
+
+@pins(FC + 'test_deepseekv31_detector.py::TestDeepSeekV31PrefixText::test_text_before_tool_call_is_emitted_once')
+def b_deepseekv31_prefix_once_at_any_split(e: Engine) -> None:
+    prefix, outer = 'Checking the weather.\n', '<｜tool▁calls▁begin｜>'
+    text = prefix + outer + _V31_CALL
+    for cut in (0, len(prefix), len(prefix) + len(outer)):
+        out, calls = tstream(e.tool('deepseekv31'), [text[:cut], text[cut:], '', ''], _QT())
+        assert out == prefix and [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Lima'})], cut
+
+
+@pins(FC + 'test_deepseekv31_detector.py::TestDeepSeekV31PrefixText::test_text_before_tool_call_is_emitted_once')
+def b_deepseekv31_call_without_outer_marker(e: Engine) -> None:
+    out, calls = tstream(e.tool('deepseekv31'), ['Checking.\n', _V31_CALL], _QT())
+    assert out == 'Checking.\n' and [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': 'Lima'})]
+
+
+@pins(FC + 'test_deepseekv31_detector.py::TestDeepSeekV31PrefixText::test_prefix_is_not_repeated_while_arguments_arrive')
+def b_deepseekv31_prefix_not_repeated(e: Engine) -> None:
+    det = e.tool('deepseekv31')
+    chunks = ['One moment. <｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city":',
+              ' "Lima"}<｜tool▁call▁end｜>', '<｜tool▁calls▁end｜>']
+    results = [det.parse_streaming_increment(c, _QT()) for c in chunks]
+    assert [r.normal_text for r in results] == ['One moment. ', '', '', '']
+    assert json.loads(''.join(c.parameters for r in results for c in r.calls)) == {'city': 'Lima'}
+
+
 # calls to tools the request does not declare (SGLang's base detector; SGLANG_FORWARD_UNKNOWN_TOOLS)
 
 UT = FC + 'test_unknown_tool_name.py::'
