@@ -1174,6 +1174,50 @@ def b_deepseekv31_prefix_not_repeated(e: Engine) -> None:
     assert json.loads(''.join(c.parameters for r in results for c in r.calls)) == {'city': 'Lima'}
 
 
+# step3 (<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="F">...</steptml:invoke>...)
+
+S3 = FC + 'test_step3_detector.py::TestStep3Detector::'
+
+
+def _ST() -> list[Any]:
+    tools = [tool('get_weather', city='string', days='integer'), tool('noop')]
+    tools[0].function.parameters['required'] = []
+    tools[1].function.parameters = {'type': 'object', 'properties': {}}
+    return tools
+
+
+def _s3(*calls: tuple[str, dict[str, str]]) -> str:
+    blocks = ''.join('<｜tool_call_begin｜>function<｜tool_sep｜>' + f'<steptml:invoke name="{name}">'
+                     + ''.join(f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in ps.items())
+                     + '</steptml:invoke><｜tool_call_end｜>' for name, ps in calls)
+    return '<｜tool_calls_begin｜>' + blocks + '<｜tool_calls_end｜>'
+
+
+@pins(S3 + 'test_parses_call_without_parameters')
+def b_step3_call_without_parameters(e: Engine) -> None:
+    assert parsed(e.tool('step3'), _s3(('get_weather', {})), _ST())[1] == [('get_weather', {}, 0)]
+
+
+@pins(S3 + 'test_parses_mix_of_parameterless_and_parameterized_calls')
+def b_step3_mixed_calls(e: Engine) -> None:
+    assert [c[:2] for c in parsed(e.tool('step3'), _s3(('get_weather', {}), ('get_weather', {'city': 'Oslo'})),
+                                  _ST())[1]] == [('get_weather', {}), ('get_weather', {'city': 'Oslo'})]
+
+
+@pins(S3 + 'test_stream_two_calls_distinct_parameters')
+def b_step3_stream_equals_one_piece(e: Engine) -> None:
+    for text in (_s3(('get_weather', {'city': 'a'}), ('get_weather', {'city': 'b'})),
+                 _s3(('get_weather', {}), ('get_weather', {'city': 'x'}), ('noop', {})),
+                 _s3(('get_weather', {'days': '7'})), _s3(('get_weather', {'city': '北京'})),
+                 'Sure. ' + _s3(('get_weather', {})), 'Nothing to call.'):
+        want_text, want = parsed(e.tool('step3'), text, _ST())
+        for chunks in (list(text), [text], [text[:len(text) // 2], text[len(text) // 2:]]):
+            got_text, calls = tstream(e.tool('step3'), chunks, _ST())
+            assert [(c['name'], args(c)) for c in calls] == [c[:2] for c in want], (text, len(chunks))
+            assert 'steptml' not in got_text and 'tool_call' not in got_text
+            assert got_text.strip() == want_text.strip()
+
+
 # calls to tools the request does not declare (SGLang's base detector; SGLANG_FORWARD_UNKNOWN_TOOLS)
 
 UT = FC + 'test_unknown_tool_name.py::'
