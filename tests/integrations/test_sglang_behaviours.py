@@ -572,6 +572,27 @@ def b_qwen3_parser_forced_stream(e: Engine) -> None:
     assert ''.join(r for r, _ in out) == 'Looking.' and ''.join(n for _, n in out) == 'Answer.'
 
 
+@pins(RP + '::TestReasoningParserAdvanced::test_continue_final_message_with_request')
+def b_qwen3_continue_inside_open_block(e: Engine) -> None:
+    det = e.reasoning('qwen3', continue_final_message=True, previous_content='<think>so far')
+    _, reasoning, normal = rstream(det, [' more', '</think>', 'answer'])
+    assert (reasoning, normal) == (' more', 'answer')
+
+
+@pins(RP + '::TestReasoningParserAdvanced::test_continue_final_message_other_models_keep_previous_content_verbatim')
+def b_qwen3_continue_after_closed_block(e: Engine) -> None:
+    det = e.reasoning('qwen3', continue_final_message=True, previous_content='<think>t</think>Partial')
+    _, reasoning, normal = rstream(det, [' answer', ' continues'])
+    assert (reasoning, normal) == ('', ' answer continues')
+
+
+@pins(RP + '::TestNemotron3Detector::test_force_nonempty_content_truncated_reasoning')
+def b_nemotron3_stream_truncated_reasoning_becomes_content(e: Engine) -> None:
+    steps, reasoning, normal = rstream(e.reasoning('nemotron_3', force_nonempty_content=True), ['<think>', 'cut', ' off'])
+    assert steps[-1] == ('', 'cut off')
+    assert reasoning == 'cut off'
+
+
 # ---- tool detectors ----
 
 # qwen / qwen25 (hermes-style <tool_call>\n{json}\n</tool_call>)
