@@ -52,7 +52,37 @@ _DRIFTED_CLOSE = ("SGLang's current qwen3_coder detector (not 0.5.23's) drops a 
                   "<parameter=days>\\n3\\n</parameter>...' gives city 'Lima\\n</parameter1>'. A family change "
                   '(lmparse/tools/xml_parser.pyx), left for its owner')
 
+_DSML_LEAD = ("SGLang's DSML detectors open a tool block at '<｜DSML｜function_calls>' (V4: '<｜DSML｜tool_calls>') "
+              "glued to the prose before it; lmparse's deepseek_v32 / deepseek_v4 dialects open a block mid-answer "
+              "only after the blank line the chat template writes ('\\n\\n<｜DSML｜function_calls>', "
+              "encoding_dsv32.py), so prose that quotes the marker stays text. At the start of the answer the bare "
+              'opener is read. Glued to prose, the block stays content in lmparse')
+_DSML_BARE = ("SGLang's current DSML detectors read a bare '<｜DSML｜invoke ...>' with no section opener (its test "
+              "says DeepSeek V4 often writes one); lmparse's DSML dialects need the section opener and keep a bare "
+              "invoke as text. Repro: parse_complete('Checking.<｜DSML｜invoke name=\"get_weather\">...'). A dialect "
+              'change (lmparse/dialects/deepseek.py), left for the dialect owner')
+
+
+def _dsml_rows(name: str) -> dict[str, Difference]:
+    src = FC + 'test_deepseekv32_detector.py::_StreamingPreambleTestsMixin::'
+    return {
+        f'{name}_prose_once_at_every_split': Difference(
+            src + 'test_prose_emitted_once_at_every_split_point', 'lmparse decision', _DSML_LEAD),
+        f'{name}_fixed_chunkings': Difference(src + 'test_fixed_size_chunkings', 'lmparse decision', _DSML_LEAD),
+        f'{name}_angle_bracket_before_call': Difference(
+            src + 'test_literal_angle_bracket_before_tool_call', 'lmparse decision', _DSML_LEAD),
+        f'{name}_partial_prefix_held': Difference(
+            src + 'test_partial_tag_prefix_held_back', 'lmparse decision',
+            "SGLang holds a trailing '<' of prose as a possible marker; lmparse releases it, since a block cannot "
+            'open there without the blank line (' + _DSML_LEAD[:40] + '...)'),
+        f'{name}_bare_invoke_at_every_split': Difference(
+            src + 'test_bare_invoke_prose_at_every_split_point', 'not yet', _DSML_BARE),
+    }
+
+
 DIFFERENCES: dict[str, Difference] = {
+    **_dsml_rows('deepseek_v32'),
+    **_dsml_rows('deepseek_v4'),
     'minimax_m2_unclosed_block_stays_text': Difference(
         FC + 'test_minimax_m2_detector.py::TestDetectAndParse::test_incomplete_block_no_closing_tag', 'lmparse decision',
         "SGLang's one-piece minimax-m2 parse keeps a block with no '</minimax:tool_call>' (output cut short) as text; "
@@ -135,6 +165,10 @@ DIFFERENCES: dict[str, Difference] = {
 # Behaviours SGLang's current tests pin that SGLang 0.5.23 itself does not follow yet (its detector changed after the
 # release); they xfail strictly on SGLang's own detector.
 SGLANG_0523_DIFFERS: dict[str, str] = {
+    'deepseek_v32_partial_prefix_held': ("SGLang 0.5.23's DSML detectors hold all the prose of a chunk that ends in a "
+                                         "'<' (released only with the next chunk)"),
+    'deepseek_v4_partial_prefix_held': ("SGLang 0.5.23's DSML detectors hold all the prose of a chunk that ends in a "
+                                        "'<' (released only with the next chunk)"),
     'step3_call_without_parameters': "SGLang 0.5.23's step3 detector drops a call with no parameters",
     'step3_mixed_calls': "SGLang 0.5.23's step3 detector drops a call with no parameters",
     'step3_stream_equals_one_piece': ("SGLang 0.5.23's step3 detector streamed a character at a time emits no call "

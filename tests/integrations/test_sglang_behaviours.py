@@ -1239,6 +1239,75 @@ def b_step3_stream_equals_one_piece(e: Engine) -> None:
             assert got_text.strip() == want_text.strip()
 
 
+# deepseekv32 / deepseekv4 (DSML: <｜DSML｜invoke name="F"><｜DSML｜parameter name="K" string="true">V</...>)
+
+DS = FC + 'test_deepseekv32_detector.py::_StreamingPreambleTestsMixin::'
+_PROSE = 'Checking the forecast for Lima first.'
+
+
+def _dsml_invoke(city: str) -> str:
+    return ('<｜DSML｜invoke name="get_weather"><｜DSML｜parameter name="city" string="true">' + city
+            + '</｜DSML｜parameter></｜DSML｜invoke>')
+
+
+def _dsml(name: str, *cities: str) -> str:
+    own = _impls()['sglang'][0][name]()  # the section markers as SGLang's own detector declares them
+    return own.bot_token + ''.join(_dsml_invoke(c) for c in cities) + own.eot_token
+
+
+def _dsml_check(e: Engine, name: str, chunks: list[str], *cities: str, prose: str = _PROSE) -> None:
+    text, calls = tstream(e.tool(name), chunks, _QT())
+    assert text == prose, chunks
+    assert [(c['name'], args(c)) for c in calls] == [('get_weather', {'city': c}) for c in cities], chunks
+
+
+def _dsml_behaviours(name: str) -> None:
+    key = name.replace('deepseek', 'deepseek_')
+
+    @pins(DS + 'test_prose_emitted_once_at_every_split_point')
+    def prose_once_at_every_split(e: Engine) -> None:
+        text = _PROSE + _dsml(name, 'Lima')
+        for i in range(1, len(text)):
+            _dsml_check(e, name, [text[:i], text[i:]], 'Lima')
+
+    @pins(DS + 'test_bare_invoke_prose_at_every_split_point')
+    def bare_invoke_at_every_split(e: Engine) -> None:
+        text = _PROSE + _dsml_invoke('Lima')
+        for i in range(0, len(text), 5):
+            _dsml_check(e, name, [text[:i], text[i:]], 'Lima')
+
+    @pins(DS + 'test_fixed_size_chunkings')
+    def fixed_chunkings(e: Engine) -> None:
+        text = _PROSE + _dsml(name, 'Lima', 'Quito')
+        for n in (1, 3, 7, 8):
+            _dsml_check(e, name, _chars(text, n), 'Lima', 'Quito')
+
+    @pins(DS + 'test_partial_tag_prefix_held_back')
+    def partial_prefix_held(e: Engine) -> None:
+        call = _dsml(name, 'Lima')
+        for prefix in ('<', '<｜'):
+            det = e.tool(name)
+            first = det.parse_streaming_increment(_PROSE + prefix, _QT())
+            assert first.normal_text == _PROSE
+
+    @pins(DS + 'test_literal_angle_bracket_without_tool_call')
+    def literal_angle_bracket(e: Engine) -> None:
+        _dsml_check(e, name, ['So 3 <', ' 5 holds.'], prose='So 3 < 5 holds.')
+
+    @pins(DS + 'test_literal_angle_bracket_before_tool_call')
+    def angle_bracket_before_call(e: Engine) -> None:
+        prose = 'As 3 < 5, calling. '
+        _dsml_check(e, name, [prose + _dsml(name, 'Lima')], 'Lima', prose=prose)
+
+    for fn in (prose_once_at_every_split, bare_invoke_at_every_split, fixed_chunkings, partial_prefix_held,
+               literal_angle_bracket, angle_bracket_before_call):
+        BEHAVIOURS[f'{key}_{fn.__name__}'] = BEHAVIOURS.pop(fn.__name__)
+
+
+for _name in ('deepseekv32', 'deepseekv4'):
+    _dsml_behaviours(_name)
+
+
 # calls to tools the request does not declare (SGLang's base detector; SGLANG_FORWARD_UNKNOWN_TOOLS)
 
 UT = FC + 'test_unknown_tool_name.py::'
