@@ -18,6 +18,17 @@ and with ``replace=True`` (or ``LMPARSE_SGLANG_REPLACE=1``) points each of
 SGLang's own names that lmparse also registers (``qwen``, ``hermes``,
 ``deepseekv32``, ``glm45``, ``qwen3``...) at the lmparse-backed class.
 
+Replace mode follows SGLang where a user relies on it: the reasoning detector
+served under an SGLang name takes that name's defaults from SGLang's own
+detector class, read once from its public constructor -- whether output starts
+inside reasoning when the serving layer leaves ``force_reasoning`` open, and
+its ``tool_start_token``: a tool block opened inside an unclosed reasoning
+block ends the reasoning there and goes, tag included, to normal text for the
+tool detector (SGLang's detectors do this alone, without a tool parser).
+``lmparse-<name>`` keeps lmparse's own defaults. The remaining differences
+from SGLang's pinned behaviours, with reasons, are listed in
+``tests/integrations/sglang_differences.py``.
+
 Selecting them without editing SGLang:
 
 - installed lmparse: SGLang's general-plugin entry point group
@@ -246,6 +257,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
         def _tool_start(self, text: str, before: str) -> int:
             tag = self.sglang_tool_start
             i = text.find(tag)
+            # Some detectors take the tag only where a line starts (mid-sentence it is text).
             while i >= 0 and self.sglang_tool_start_at_line_start and (text[i - 1] if i else before) not in ('', '\n'):
                 i = text.find(tag, i + 1)
             return i
@@ -451,12 +463,13 @@ def register(replace: bool | None = None) -> list[str]:
         for own in list(ReasoningParser.DetectorMap):
             ours = SGLANG_REASONING_NAMES.get(own, own)
             if ours in reasoning and not own.startswith(PREFIX):
-                ReasoningParser.DetectorMap[own] = _follow_engine(own, reasoning[ours], ReasoningParser.DetectorMap[own])
+                engine = ReasoningParser.DetectorMap[own]
+                ReasoningParser.DetectorMap[own] = _follow_engine(own, reasoning[ours], engine)
                 names.append(own)
     return names
 
 
-_followers: dict[str, type] = {}
+_followers: dict[tuple[str, type], type] = {}
 
 
 def _follow_engine(name: str, ours: type, engine: type) -> type:
@@ -468,13 +481,13 @@ def _follow_engine(name: str, ours: type, engine: type) -> type:
 
     if getattr(engine, 'lmparse_reasoning', None):  # already ours (register called again)
         return engine
-    if name in _followers:
-        return _followers[name]
+    if (name, ours) in _followers:
+        return _followers[name, ours]
     try:
         own = engine()  # SGLang's defaults, read once from its public constructor
     except Exception:  # a detector that needs the served tokenizer: lmparse's defaults
         return ours
-    rcls = lmparse.ReasoningParserManager.get(ours.lmparse_reasoning)
+    rcls = lmparse.ReasoningParserManager.get(getattr(ours, 'lmparse_reasoning'))
     # SGLang's tool start only where its markers are lmparse's (hunyuan's come from the served tokenizer).
     same = (getattr(own, 'think_start_token', None), getattr(own, 'think_end_token', None)) == \
         (rcls.reasoning_open_tag, rcls.reasoning_close_tag)
@@ -482,8 +495,8 @@ def _follow_engine(name: str, ours: type, engine: type) -> type:
              'sglang_force': bool(getattr(own, 'force_reasoning', False)),
              'sglang_tool_start': (getattr(own, 'tool_start_token', None) or '') if same else '',
              'sglang_tool_start_at_line_start': bool(getattr(own, 'tool_start_at_line_start', False)),
-             'reasoning_default': getattr(own, 'reasoning_default', ours.reasoning_default)}
-    cls = _followers[name] = type(f'{ours.__name__}[sglang:{name}]', (ours,), attrs)
+             'reasoning_default': getattr(own, 'reasoning_default', getattr(ours, 'reasoning_default'))}
+    cls = _followers[name, ours] = type(f'{ours.__name__}[sglang:{name}]', (ours,), attrs)
     return cls
 
 
