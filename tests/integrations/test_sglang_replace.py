@@ -124,3 +124,22 @@ def test_lmparse_names_keep_lmparse_semantics() -> None:
     det = reasoning['kimi_k2']()
     assert det.sglang_tool_start == ''
     assert _detector('kimi_k2', None, True).sglang_tool_start == K2
+
+
+@pytest.mark.parametrize('text, want', [
+    ('<think>use a <tool_call> tag</think>done', ('use a <tool_call> tag', 'done')),
+    ('<think>so:\n' + GLM_CALL, ('so:\n', GLM_CALL)),
+    ('<think>mid <tool_call> then\n' + GLM_CALL, ('mid <tool_call> then\n', GLM_CALL)),
+])
+def test_tool_start_only_at_line_start(text: str, want: tuple[str, str]) -> None:
+    """SGLang's base detector can take the tool tag only where a line starts (``tool_start_at_line_start``; no
+    0.5.23 detector sets it yet): the plugin follows that flag too, at any chunking."""
+    base = type(_detector('glm45', None, True))
+    cls = type('LineStart', (base,), {'sglang_tool_start_at_line_start': True})
+    r = cls().detect_and_parse(text)
+    assert (r.reasoning_text, r.normal_text) == want
+    for label, chunks in chunkings(text, TAGS, seed=5, n_random=8):
+        det = cls()
+        outs = [det.parse_streaming_increment(c) for c in chunks] + [det.finish()]
+        got = (''.join(o.reasoning_text for o in outs), ''.join(o.normal_text for o in outs))
+        assert got == want, (label, chunks)
