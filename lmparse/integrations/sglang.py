@@ -286,12 +286,12 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                 r2, c2 = self._feed(buf[at:])
                 r, c = r1 + r2, c1 + c2
             else:
-                hold = 0
+                # Hold the longest tail that may still become the tag: the leftmost tag[0] in reach that starts it.
                 tag = self.sglang_tool_start
-                for n in range(min(len(buf), len(tag) - 1), 0, -1):
-                    if tag.startswith(buf[-n:]):
-                        hold = n
-                        break
+                j = buf.find(tag[0], max(0, len(buf) - len(tag) + 1))
+                while j >= 0 and not tag.startswith(buf[j:]):
+                    j = buf.find(tag[0], j + 1)
+                hold = len(buf) - j if j >= 0 else 0
                 r, c = self._feed(buf[:len(buf) - hold])
                 if hold and self._parser.mode == 'reasoning':
                     self._pending = buf[len(buf) - hold:]
