@@ -18,6 +18,17 @@ and with ``replace=True`` (or ``LMPARSE_SGLANG_REPLACE=1``) points each of
 SGLang's own names that lmparse also registers (``qwen``, ``hermes``,
 ``deepseekv32``, ``glm45``, ``qwen3``...) at the lmparse-backed class.
 
+Replace mode follows SGLang where a user relies on it: the reasoning detector
+served under an SGLang name takes that name's defaults from SGLang's own
+detector class, read once from its public constructor -- whether output starts
+inside reasoning when the serving layer leaves ``force_reasoning`` open, and
+its ``tool_start_token``: a tool block opened inside an unclosed reasoning
+block ends the reasoning there and goes, tag included, to normal text for the
+tool detector (SGLang's detectors do this alone, without a tool parser).
+``lmparse-<name>`` keeps lmparse's own defaults. The remaining differences
+from SGLang's pinned behaviours, with reasons, are listed in
+``tests/integrations/sglang_differences.py``.
+
 Selecting them without editing SGLang:
 
 - installed lmparse: SGLang's general-plugin entry point group
@@ -183,19 +194,30 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
         """A ``ReasoningParser`` detector over one lmparse reasoning-only response parser per request.
 
         ``force_reasoning`` (SGLang's decision from the chat template / request)
-        says whether the output starts inside reasoning; None keeps the lmparse
-        dialect's default. ``stream_reasoning=False`` holds reasoning until the
-        block closes (SGLang's semantics). Text SGLang's base class would hold
-        for tags split across chunks is held by lmparse instead.
+        says whether the output starts inside reasoning; None keeps the default
+        (``sglang_force``: lmparse's dialect for ``lmparse-<name>``, SGLang's own
+        detector class in replace mode). ``stream_reasoning=False`` holds
+        reasoning until the block closes (SGLang's semantics). Text SGLang's base
+        class would hold for tags split across chunks is held by lmparse instead.
+
+        ``sglang_tool_start`` (replace mode: the tag SGLang's own detector has)
+        ends an unclosed reasoning block where a tool block opens: the tag and
+        everything after it go to normal text for SGLang's tool detector, as
+        SGLang's reasoning detectors do.
         """
 
         lmparse_reasoning: str = ''
         response_cls: dict[Any, type] = {}
+        sglang_force: bool | None = None
+        sglang_tool_start: str = ''
+        sglang_tool_start_at_line_start: bool = False
 
         def __init__(self, stream_reasoning: bool = True, force_reasoning: bool | None = None,
                      continue_final_message: bool = False, previous_content: str = '',
                      force_nonempty_content: bool = False) -> None:
             rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+            if force_reasoning is None:
+                force_reasoning = self.sglang_force
             super().__init__(rcls.reasoning_open_tag, rcls.reasoning_close_tag,
                              force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning,
                              continue_final_message=continue_final_message, previous_content=previous_content,
@@ -205,6 +227,13 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             self._parser = self.response_cls[self._force]({'messages': []})
             self._held: list[str] = []
             self._done = False
+            self._close = rcls.reasoning_close_tag or ''
+            # Tool-start scanning (replace mode): on until reasoning ends; after a tool start, text passes through.
+            self._scan = bool(self.sglang_tool_start)
+            self._entered = False
+            self._pending = ''
+            self._last = ''
+            self._through = False
 
         def _split(self, out: list[Any]) -> tuple[str, str]:
             reasoning: list[str] = []
@@ -217,7 +246,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             return ''.join(reasoning), ''.join(content)
 
         def _result(self, reasoning: str, content: str, final: bool) -> Any:
-            self._in_reasoning = self._parser.mode == 'reasoning'
+            self._in_reasoning = not self._through and self._parser.mode == 'reasoning'
             if not self.stream_reasoning:
                 if reasoning:
                     self._held.append(reasoning)
@@ -226,9 +255,64 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                 reasoning, self._held = ''.join(self._held), []
             return ReasoningResult(normal_text=content, reasoning_text=reasoning)
 
+        def _tool_start(self, text: str, before: str) -> int:
+            tag = self.sglang_tool_start
+            i = text.find(tag)
+            # Some detectors take the tag only where a line starts (mid-sentence it is text).
+            while i >= 0 and self.sglang_tool_start_at_line_start and (text[i - 1] if i else before) not in ('', '\n'):
+                i = text.find(tag, i + 1)
+            return i
+
+        def _feed(self, text: str, final: bool = False) -> tuple[str, str]:
+            if not text and not final:
+                return '', ''
+            if text:
+                self._last = text[-1]
+            return self._split(self._parser.stream_chunk(text, (), final=final))
+
+        def _scan_chunk(self, text: str) -> tuple[str, str]:
+            """Feed ``text``, ending the reasoning where a tool block opens inside it; (reasoning, normal)."""
+            buf, self._pending = self._pending + text, ''
+            at = self._tool_start(buf, self._last)
+            if at >= 0 and self._close and self._close in buf[at:]:
+                at = -2  # the block closes in this chunk: SGLang's detectors end it there, not at the tool start
+            if at == -2:
+                r, c = self._feed(buf)
+            elif at >= 0:
+                r1, c1 = self._feed(buf[:at])
+                if self._parser.mode == 'reasoning':
+                    r2, c2 = self._feed('', final=True)
+                    self._through, self._scan = True, False
+                    return r1 + r2, c1 + c2 + buf[at:]
+                r2, c2 = self._feed(buf[at:])
+                r, c = r1 + r2, c1 + c2
+            else:
+                # Hold the longest tail that may still become the tag: the leftmost tag[0] in reach that starts it.
+                tag = self.sglang_tool_start
+                j = buf.find(tag[0], max(0, len(buf) - len(tag) + 1))
+                while j >= 0 and not tag.startswith(buf[j:]):
+                    j = buf.find(tag[0], j + 1)
+                hold = len(buf) - j if j >= 0 else 0
+                r, c = self._feed(buf[:len(buf) - hold])
+                if hold and self._parser.mode == 'reasoning':
+                    self._pending = buf[len(buf) - hold:]
+                elif hold:
+                    r2, c2 = self._feed(buf[len(buf) - hold:])
+                    r, c = r + r2, c + c2
+            if self._parser.mode == 'reasoning':
+                self._entered = True
+            elif self._entered:
+                self._scan = False
+            return r, c
+
         def _parse_streaming_increment_impl(self, new_text: str) -> Any:
             if self._done or not new_text:
                 return ReasoningResult()
+            if self._through:
+                return ReasoningResult(normal_text=new_text)
+            if self._scan:
+                reasoning, content = self._scan_chunk(new_text)
+                return self._result(reasoning, content, self._through)
             reasoning, content = self._split(self._parser.stream_chunk(new_text, ()))
             return self._result(reasoning, content, False)
 
@@ -236,7 +320,13 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             if self._done:
                 return ReasoningResult()
             self._done = True
-            reasoning, content = self._split(self._parser.stream_chunk('', (), final=True))
+            if self._through:
+                reasoning = content = ''
+            else:
+                pending, self._pending = self._pending, ''
+                reasoning, content = self._feed(pending)
+                r2, c2 = self._feed('', final=True)
+                reasoning, content = reasoning + r2, content + c2
             ret = self._result(reasoning, content, True)
             if self._force_nonempty_content:
                 text = self._accumulated_reasoning + ret.reasoning_text + ret.normal_text
@@ -245,7 +335,16 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             return ret
 
         def _detect_and_parse_impl(self, text: str) -> Any:
-            content, _calls, reasoning = self.response_cls[self._force]({'messages': []}).parse_complete(text)
+            parser = self.response_cls[self._force]({'messages': []})
+            if self.sglang_tool_start and not (self._close and self._close in text):
+                at = self._tool_start(text, '')
+                if at >= 0:
+                    out = parser.stream_chunk(text[:at], ()) if at else []
+                    if parser.mode == 'reasoning':
+                        reasoning, content = self._split(out + parser.stream_chunk('', (), final=True))
+                        return ReasoningResult(normal_text=content + text[at:], reasoning_text=reasoning)
+                    parser = self.response_cls[self._force]({'messages': []})
+            content, _calls, reasoning = parser.parse_complete(text)
             return ReasoningResult(normal_text=content or '', reasoning_text=reasoning or '')
 
     tool_names, reasoning_names = _lmparse_names()
@@ -365,9 +464,41 @@ def register(replace: bool | None = None) -> list[str]:
         for own in list(ReasoningParser.DetectorMap):
             ours = SGLANG_REASONING_NAMES.get(own, own)
             if ours in reasoning and not own.startswith(PREFIX):
-                ReasoningParser.DetectorMap[own] = reasoning[ours]
+                engine = ReasoningParser.DetectorMap[own]
+                ReasoningParser.DetectorMap[own] = _follow_engine(own, reasoning[ours], engine)
                 names.append(own)
     return names
+
+
+_followers: dict[tuple[str, type], type] = {}
+
+
+def _follow_engine(name: str, ours: type, engine: type) -> type:
+    """The lmparse detector served under SGLang's reasoning name ``name`` in replace mode: where SGLang's own
+    detector class decides, the same defaults -- whether output starts inside reasoning when the serving layer
+    leaves it open, and the tag that ends an unclosed reasoning block when a tool block opens in it
+    (``tool_start_token``, sent on to the tool detector as normal text). ``lmparse-<name>`` keeps lmparse's."""
+    import lmparse
+
+    if getattr(engine, 'lmparse_reasoning', None):  # already ours (register called again)
+        return engine
+    if (name, ours) in _followers:
+        return _followers[name, ours]
+    try:
+        own = engine()  # SGLang's defaults, read once from its public constructor
+    except Exception:  # a detector that needs the served tokenizer: lmparse's defaults
+        return ours
+    rcls = lmparse.ReasoningParserManager.get(getattr(ours, 'lmparse_reasoning'))
+    # SGLang's tool start only where its markers are lmparse's (hunyuan's come from the served tokenizer).
+    same = (getattr(own, 'think_start_token', None), getattr(own, 'think_end_token', None)) == \
+        (rcls.reasoning_open_tag, rcls.reasoning_close_tag)
+    attrs = {'__module__': __name__,
+             'sglang_force': bool(getattr(own, 'force_reasoning', False)),
+             'sglang_tool_start': (getattr(own, 'tool_start_token', None) or '') if same else '',
+             'sglang_tool_start_at_line_start': bool(getattr(own, 'tool_start_at_line_start', False)),
+             'reasoning_default': getattr(own, 'reasoning_default', getattr(ours, 'reasoning_default'))}
+    cls = _followers[name, ours] = type(f'{ours.__name__}[sglang:{name}]', (ours,), attrs)
+    return cls
 
 
 def main(argv: Sequence[str] | None = None) -> None:
