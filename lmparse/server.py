@@ -102,7 +102,9 @@ __all__ = [
     'load_outputs',
     'load_tokenizer',
     'serve',
+    'started_in_content',
     'started_in_reasoning',
+    'starts_in_content',
     'starts_in_reasoning',
     'token_chunks',
 ]
@@ -333,8 +335,42 @@ def starts_in_reasoning(parser_cls: Any, text: str) -> bool:
     return opened < 0 or close < opened
 
 
+def starts_in_content(parser_cls: Any, text: str) -> bool:
+    """Whether a recorded output began as an answer: one of its reasoning parser's ``answer_markers``
+    (markers only an answer carries, Kimi K3's response channel) comes before any reasoning tag.
+
+    For reasoning parsers that start in reasoning unless the request turns thinking off: a
+    recorded answer-only output (thinking was off) shows it by its own markers.
+    """
+    rcls: Any = getattr(parser_cls, 'reasoning_parser_cls', None)
+    markers = getattr(rcls, 'answer_markers', ()) if isinstance(rcls, type) else ()
+    if not markers:
+        return False
+    answer = min((i for i in (text.find(m) for m in markers) if i >= 0), default=-1)
+    if answer < 0:
+        return False
+    tags = _reasoning_tags(parser_cls) or ()
+    tag = min((i for i in (text.find(t) for t in tags if t) if i >= 0), default=-1)
+    return tag < 0 or answer < tag
+
+
 def _always(self: Any) -> bool:
     return True
+
+
+def _never(self: Any) -> bool:
+    return False
+
+
+def started_in_content(parser_cls: Any) -> Any:
+    """A subclass of a configured parser class whose output always starts as content (see
+    :func:`starts_in_content`); a reasoning open tag in the output still opens reasoning."""
+    rcls = parser_cls.reasoning_parser_cls
+    answer = type(f'{rcls.__name__}[answer]', (rcls,), {
+        'thinking_switches': (), '__module__': rcls.__module__, 'starts_in_reasoning_mode': _never})
+    name = f'{parser_cls.__name__}[started-as-answer]'
+    return type(name, (parser_cls,), {'reasoning_parser_cls': answer, '__module__': parser_cls.__module__,
+                                      '__qualname__': name})
 
 
 def started_in_reasoning(parser_cls: Any) -> Any:
@@ -366,14 +402,19 @@ def started_in_reasoning(parser_cls: Any) -> Any:
 
 
 def parser_class_for_output(parser_cls: Any, text: str, cache: dict[Any, Any] | None = None) -> Any:
-    """``parser_cls``, or its :func:`started_in_reasoning` variant when the output began in reasoning."""
-    if not starts_in_reasoning(parser_cls, text):
+    """``parser_cls``, or its :func:`started_in_reasoning` variant when the output began in reasoning,
+    or its :func:`started_in_content` variant when it began as an answer."""
+    if starts_in_reasoning(parser_cls, text):
+        make = started_in_reasoning
+    elif starts_in_content(parser_cls, text):
+        make = started_in_content
+    else:
         return parser_cls
     if cache is None:
-        return started_in_reasoning(parser_cls)
-    variant = cache.get(parser_cls)
+        return make(parser_cls)
+    variant = cache.get((parser_cls, make))
     if variant is None:
-        variant = cache.setdefault(parser_cls, started_in_reasoning(parser_cls))
+        variant = cache.setdefault((parser_cls, make), make(parser_cls))
     return variant
 
 

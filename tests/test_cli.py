@@ -412,3 +412,25 @@ def test_every_family_keeps_unoffered_calls(capsys: Any, monkeypatch: Any, respo
     assert code == 0 and [(c['function']['name'], json.loads(c['function']['arguments'])) for c in doc['tool_calls']] \
         == [('get_weather', {'city': 'Oslo'})]
     assert 'not filtered' in err
+
+
+def test_replay_starts_a_kimi_k3_answer_as_content() -> None:
+    """Issue 27 item 7: a recorded Kimi K3 answer (its response-channel marker before any think tag) is
+    content; a thinking output (the think close first) still starts in reasoning; the library keeps the
+    template's default (thinking on) for a live stream, where the marker comes only at the end."""
+    from lmparse import BaseResponseParser
+    from lmparse.server import build_parser_class, parser_class_for_output, starts_in_content
+
+    cls = build_parser_class('default', 'kimi_k3', 'kimi_k3')
+    request: dict[str, Any] = {'messages': []}
+    answer = 'Just an answer.<|close|>response<|sep|>'
+    thought = 'why<|close|>think<|sep|><|open|>response<|sep|>answer<|close|>response<|sep|>'
+    assert starts_in_content(cls, answer) and not starts_in_content(cls, thought)
+    assert not starts_in_content(cls, 'no marker at all')
+    assert parser_class_for_output(cls, answer)(request).parse_complete(answer) == ('Just an answer.', None, None)
+    assert parser_class_for_output(cls, thought)(request).parse_complete(thought) == ('answer', None, 'why')
+    cache: dict[Any, Any] = {}
+    assert parser_class_for_output(cls, answer, cache) is parser_class_for_output(cls, answer, cache)
+    assert parser_class_for_output(cls, thought, cache) is not parser_class_for_output(cls, answer, cache)
+    live = BaseResponseParser.with_parsers('kimi_k3', 'kimi_k3')(request)
+    assert live.parse_complete(answer)[2] == 'Just an answer.'

@@ -98,6 +98,9 @@ class KimiK3ReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<|open|>think<|sep|>'
     reasoning_close_tag = '<|close|>think<|sep|>'
+    # Only an answer carries the response / message channel markers: a recorded output that holds one
+    # before any think tag was written with thinking off (the replay tools start it as content).
+    answer_markers = K3_CONTENT_MARKERS
     content_markers = K3_CONTENT_MARKERS
 
     def starts_in_reasoning_mode(self) -> bool:
