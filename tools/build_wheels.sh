@@ -182,8 +182,14 @@ build_wheel() {
     logfile=$LOGS/build-$tag-$cc.log
     mkdir -p "$out"
     set_cc_env "$cc"
+    # pip from a fresh venv of the interpreter: some (Debian's) have no pip of their own.
+    local benv=$WORK/venvs/build-$tag
+    if [ ! -x "$benv/bin/python" ]; then
+        "$py" -m venv "$benv" >&2
+        run "$LOGS/pip-build-$tag.log" "$benv/bin/python" -m pip install -q --upgrade pip
+    fi
     # No wheel cache: a cached wheel would hide a compiler or flag change.
-    run "$logfile" env "${CC_ENV[@]}" "$py" -m pip wheel --no-cache-dir --no-deps -v -w "$out" "$SDIST"
+    run "$logfile" env "${CC_ENV[@]}" "$benv/bin/python" -m pip wheel --no-cache-dir --no-deps -v -w "$out" "$SDIST"
     ls "$out"/lmparse-*-"$(wheel_tags "$py")"-*.whl
 }
 
