@@ -17,6 +17,8 @@
 #   --overlay FILE      copy FILE (repository-relative) from the working tree over
 #                       the clone, to try an uncommitted change (repeatable)
 #   --no-test           build, repair and check only
+#   --reuse             keep WORK/dist's sdist and wheels if they were built from the
+#                       same commit (checked again, tested again)
 #   --stress N          responses in the free-threaded stress run (bench/threads.py,
 #                       1 and 2 threads; default 100000; 0 skips it)
 #   --compare-compilers also build the newest interpreter's wheel with the other
@@ -36,6 +38,7 @@ MAX_GLIBC=2.17
 PYTHONS=()
 OVERLAYS=()
 RUN_TESTS=1
+REUSE=0
 COMPARE=0
 STRESS=100000
 
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
         --python) PYTHONS+=("$2"); shift 2 ;;
         --overlay) OVERLAYS+=("$2"); shift 2 ;;
         --no-test) RUN_TESTS=0; shift ;;
+        --reuse) REUSE=1; shift ;;
         --compare-compilers) COMPARE=1; shift ;;
         --stress) STRESS=$2; shift 2 ;;
         -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -62,7 +66,8 @@ case "$WORK/" in "$REPO"/*) echo "--work must be outside the checkout ($REPO)" >
 LOGS=$WORK/logs
 DIST=$WORK/dist
 SRC=$WORK/src
-rm -rf "$LOGS" "$DIST" "$WORK/raw" "$WORK/venvs" "$WORK/run"
+rm -rf "$LOGS" "$WORK/venvs" "$WORK/run"
+[ "$REUSE" = 1 ] || rm -rf "$DIST" "$WORK/raw"
 mkdir -p "$LOGS" "$DIST" "$WORK/raw" "$WORK/venvs" "$WORK/run"
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -111,6 +116,12 @@ rm -rf "$SRC"
 git clone -q --no-hardlinks "$REPO" "$SRC"
 git -C "$SRC" checkout -q --detach "$REF"
 COMMIT=$(git -C "$SRC" rev-parse HEAD)
+if [ "$REUSE" = 1 ] && [ "$(cat "$DIST/COMMIT" 2>/dev/null)" != "$COMMIT" ]; then
+    echo "--reuse: $DIST was not built from $COMMIT; building anew"
+    REUSE=0
+    rm -rf "$DIST" "$WORK/raw"
+    mkdir -p "$DIST" "$WORK/raw"
+fi
 echo "commit $COMMIT: $(git -C "$SRC" log -1 --format=%s)"
 for f in "${OVERLAYS[@]}"; do
     mkdir -p "$SRC/$(dirname "$f")"
@@ -151,7 +162,9 @@ for p in "${PYTHONS[@]}"; do echo "interpreter $(abi_tag "$p"): $p"; done
 
 # ---------------------------------------------------------------- sdist
 log "sdist"
-run "$LOGS/sdist.log" "$TOOLENV/bin/python" -m build --sdist --outdir "$DIST" "$SRC"
+if [ "$REUSE" = 0 ] || ! ls "$DIST"/lmparse-*.tar.gz >/dev/null 2>&1; then
+    run "$LOGS/sdist.log" "$TOOLENV/bin/python" -m build --sdist --outdir "$DIST" "$SRC"
+fi
 SDIST=$(ls "$DIST"/lmparse-*.tar.gz)
 "$TOOLENV/bin/python" - "$SDIST" "$SRC" <<'EOF'
 # Every source the build needs, the stubs and the data files are in the sdist;
@@ -241,6 +254,13 @@ WHEELS=()
 for py in "${PYTHONS[@]}"; do
     tag=$(abi_tag "$py")
     log "wheel $tag ($COMPILER)"
+    whl=$(ls "$DIST"/lmparse-*-"$(wheel_tags "$py")"-*manylinux*.whl 2>/dev/null || true)
+    if [ "$REUSE" = 1 ] && [ -n "$whl" ]; then
+        echo "reused $(basename "$whl")"
+        check_wheel "$whl"
+        WHEELS+=("$whl")
+        continue
+    fi
     raw=$(build_wheel "$py" "$COMPILER" "$WORK/raw/$tag")
     if ! "$AUDITWHEEL" repair --strip --plat "$PLAT" -w "$DIST" "$raw" >"$LOGS/repair-$tag.log" 2>&1; then
         cat "$LOGS/repair-$tag.log" >&2
@@ -251,6 +271,7 @@ for py in "${PYTHONS[@]}"; do
     check_wheel "$whl"
     WHEELS+=("$whl")
 done
+echo "$COMMIT" >"$DIST/COMMIT"
 
 # ---------------------------------------------------------------- clean-room tests
 # A PATH with the basic tools but no C compiler and no Cython.
@@ -331,7 +352,8 @@ clean_test() {
     [ ${#missing[@]} -eq 0 ] || echo "no wheel for $(abi_tag "$py") (their tests skip): ${missing[*]}"
     mkdir -p "$rundir"
     cp -r "$SRC/tests" "$SRC/bench" "$rundir/"
-    cp "$SRC/pyproject.toml" "$rundir/"   # pytest configuration (markers, options)
+    # pytest configuration (markers, options); README.md: test_models checks its model table.
+    cp "$SRC/pyproject.toml" "$SRC/README.md" "$rundir/"
     cp "$WORK/wheelcheck.py" "$rundir/"
     path="$venv/bin:$NOCC"
     (cd "$rundir" && env -u PYTHONPATH PATH="$path" PYTHONDONTWRITEBYTECODE=1 \
