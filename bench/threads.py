@@ -90,6 +90,7 @@ class Result:
     threads: int
     responses: int
     seconds: float
+    cpu_seconds: float           # the process's CPU time over the run: cpu/wall = cores kept busy
     chunks: int
     mismatches: list[str]
 
@@ -132,13 +133,14 @@ def run(work: Sequence[Work], threads: int, responses: int) -> Result:
         barrier.wait()
     except threading.BrokenBarrierError:
         pass
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for t in pool:
         t.join()
     seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     if errors:
         raise errors[0]
-    return Result(threads, responses, seconds, sum(counts), mismatches)
+    return Result(threads, responses, seconds, cpu, sum(counts), mismatches)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -173,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(r)
         base = results[0].per_second
         print(f'threads={n:<3} {r.seconds:8.2f} s  {r.per_second:10.0f} responses/s  '
-              f'{r.chunks / r.seconds:11.0f} chunks/s  x{r.per_second / base:.2f} vs {counts[0]} thread(s)'
+              f'{r.chunks / r.seconds:11.0f} chunks/s  cpu/wall {r.cpu_seconds / r.seconds:4.2f}  '
+              f'x{r.per_second / base:.2f} vs {counts[0]} thread(s)'
               + (f'  MISMATCHES: {r.mismatches[:3]}' if r.mismatches else ''))
     failed = any(r.mismatches for r in results)
     if ft and gil_enabled():
