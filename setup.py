@@ -56,7 +56,11 @@ class ParallelBuildExt(build_ext):
             self.parallel = jobs()
 
 
-setup(
-    ext_modules=cythonize(extensions(), compiler_directives=COMPILER_DIRECTIVES, nthreads=jobs()),
-    cmdclass={"build_ext": ParallelBuildExt},
-)
+# Guarded: from CPython 3.14 multiprocessing starts workers with forkserver, which
+# imports this file again in every Cython worker; unguarded, each would cythonize anew.
+# (setuptools' PEP 517 backend runs this file as __main__ too.)
+if __name__ == "__main__":
+    setup(
+        ext_modules=cythonize(extensions(), compiler_directives=COMPILER_DIRECTIVES, nthreads=jobs()),
+        cmdclass={"build_ext": ParallelBuildExt},
+    )

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import lmparse
 from lmparse import (
     ReasoningParserManager,
     ResponseParserManager,
@@ -251,8 +252,10 @@ def test_cli_which(capsys: Any) -> None:
 
 
 def test_cli_parse_with_model(capsys: Any) -> None:
-    demo = str(ROOT / 'lmparse' / 'data' / 'qwen3_demo.txt')
-    request = str(ROOT / 'lmparse' / 'data' / 'qwen3_demo_request.json')
+    # The installed package's data (the wheel's clean-room run has no lmparse/ beside tests/).
+    data = Path(lmparse.__file__).resolve().parent / 'data'
+    demo = str(data / 'qwen3_demo.txt')
+    request = str(data / 'qwen3_demo_request.json')
     code, out, err = _run(capsys, 'parse', demo, '--request', request, '--model', 'Qwen/Qwen3-8B', '-f', 'openai')
     doc = json.loads(out)
     assert code == 0 and doc['model'] == 'Qwen/Qwen3-8B' and 'Qwen 3' in err

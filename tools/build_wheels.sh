@@ -10,10 +10,17 @@
 #   --compiler gcc|zig  C compiler (default: gcc). zig cc targets glibc 2.17 exactly;
 #                       use it when gcc's output binds newer glibc symbols
 #   --python PATH       interpreter to build for (repeatable; default: every
-#                       CPython >= 3.10 found under pyenv and on PATH)
+#                       CPython >= 3.10 found under pyenv, in the cache of
+#                       tools/build_pythons.sh ($LMPARSE_PYTHONS or
+#                       ~/.cache/lmparse/pythons: 3.13t, 3.14, 3.14t, 3.15, 3.15t)
+#                       and on PATH, one per ABI tag)
 #   --overlay FILE      copy FILE (repository-relative) from the working tree over
 #                       the clone, to try an uncommitted change (repeatable)
 #   --no-test           build, repair and check only
+#   --reuse             keep WORK/dist's sdist and wheels if they were built from the
+#                       same commit (checked again, tested again)
+#   --stress N          responses in the free-threaded stress run (bench/threads.py,
+#                       1 and 2 threads; default 100000; 0 skips it)
 #   --compare-compilers also build the newest interpreter's wheel with the other
 #                       compiler and compare both under callgrind and wall-clock
 #
@@ -31,7 +38,9 @@ MAX_GLIBC=2.17
 PYTHONS=()
 OVERLAYS=()
 RUN_TESTS=1
+REUSE=0
 COMPARE=0
+STRESS=100000
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -41,8 +50,10 @@ while [ $# -gt 0 ]; do
         --python) PYTHONS+=("$2"); shift 2 ;;
         --overlay) OVERLAYS+=("$2"); shift 2 ;;
         --no-test) RUN_TESTS=0; shift ;;
+        --reuse) REUSE=1; shift ;;
         --compare-compilers) COMPARE=1; shift ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --stress) STRESS=$2; shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -55,7 +66,8 @@ case "$WORK/" in "$REPO"/*) echo "--work must be outside the checkout ($REPO)" >
 LOGS=$WORK/logs
 DIST=$WORK/dist
 SRC=$WORK/src
-rm -rf "$LOGS" "$DIST" "$WORK/raw" "$WORK/venvs" "$WORK/run"
+rm -rf "$LOGS" "$WORK/venvs" "$WORK/run"
+[ "$REUSE" = 1 ] || rm -rf "$DIST" "$WORK/raw"
 mkdir -p "$LOGS" "$DIST" "$WORK/raw" "$WORK/venvs" "$WORK/run"
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -104,6 +116,12 @@ rm -rf "$SRC"
 git clone -q --no-hardlinks "$REPO" "$SRC"
 git -C "$SRC" checkout -q --detach "$REF"
 COMMIT=$(git -C "$SRC" rev-parse HEAD)
+if [ "$REUSE" = 1 ] && [ "$(cat "$DIST/COMMIT" 2>/dev/null)" != "$COMMIT" ]; then
+    echo "--reuse: $DIST was not built from $COMMIT; building anew"
+    REUSE=0
+    rm -rf "$DIST" "$WORK/raw"
+    mkdir -p "$DIST" "$WORK/raw"
+fi
 echo "commit $COMMIT: $(git -C "$SRC" log -1 --format=%s)"
 for f in "${OVERLAYS[@]}"; do
     mkdir -p "$SRC/$(dirname "$f")"
@@ -116,7 +134,10 @@ echo "extension modules:" $PYX_MODULES
 # ---------------------------------------------------------------- interpreters
 if [ ${#PYTHONS[@]} -eq 0 ]; then
     candidates=()
-    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin/python3; do [ -x "$p" ] && candidates+=("$p"); done
+    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin/python3 \
+             "${LMPARSE_PYTHONS:-$HOME/.cache/lmparse/pythons}"/*/bin/python3; do
+        [ -x "$p" ] && candidates+=("$p")
+    done
     for v in 3.10 3.11 3.12 3.13 3.13t 3.14 3.14t 3.15 3.15t; do
         p=$(command -v "python$v" 2>/dev/null || true)
         [ -n "$p" ] && candidates+=("$p")
@@ -141,7 +162,9 @@ for p in "${PYTHONS[@]}"; do echo "interpreter $(abi_tag "$p"): $p"; done
 
 # ---------------------------------------------------------------- sdist
 log "sdist"
-run "$LOGS/sdist.log" "$TOOLENV/bin/python" -m build --sdist --outdir "$DIST" "$SRC"
+if [ "$REUSE" = 0 ] || ! ls "$DIST"/lmparse-*.tar.gz >/dev/null 2>&1; then
+    run "$LOGS/sdist.log" "$TOOLENV/bin/python" -m build --sdist --outdir "$DIST" "$SRC"
+fi
 SDIST=$(ls "$DIST"/lmparse-*.tar.gz)
 "$TOOLENV/bin/python" - "$SDIST" "$SRC" <<'EOF'
 # Every source the build needs, the stubs and the data files are in the sdist;
@@ -154,7 +177,8 @@ with tarfile.open(sdist) as tar:
 want = {str(p.relative_to(src)) for pat in ('*.pyx', '*.pxd', '*.pyi', '*.py', 'py.typed', 'data/*')
         for p in (src / 'lmparse').rglob(pat)}
 want |= {'setup.py', 'pyproject.toml', 'README.md', 'MANIFEST.in'}
-want |= {str(p.relative_to(src)) for p in (src / 'tests').rglob('*.py')}
+# The tests import bench/ (fixtures, runner, the thread stress run).
+want |= {str(p.relative_to(src)) for d in ('tests', 'bench') for p in (src / d).rglob('*.py')}
 missing = sorted(want - names)
 junk = sorted(n for n in names if n.endswith(('.c', '.so', '.pyc', '.html')))
 assert not missing, f'sdist lacks {missing}'
@@ -171,8 +195,14 @@ build_wheel() {
     logfile=$LOGS/build-$tag-$cc.log
     mkdir -p "$out"
     set_cc_env "$cc"
+    # pip from a fresh venv of the interpreter: some (Debian's) have no pip of their own.
+    local benv=$WORK/venvs/build-$tag
+    if [ ! -x "$benv/bin/python" ]; then
+        "$py" -m venv "$benv" >&2
+        run "$LOGS/pip-build-$tag.log" "$benv/bin/python" -m pip install -q --upgrade pip
+    fi
     # No wheel cache: a cached wheel would hide a compiler or flag change.
-    run "$logfile" env "${CC_ENV[@]}" "$py" -m pip wheel --no-cache-dir --no-deps -v -w "$out" "$SDIST"
+    run "$logfile" env "${CC_ENV[@]}" "$benv/bin/python" -m pip wheel --no-cache-dir --no-deps -v -w "$out" "$SDIST"
     ls "$out"/lmparse-*-"$(wheel_tags "$py")"-*.whl
 }
 
@@ -224,6 +254,13 @@ WHEELS=()
 for py in "${PYTHONS[@]}"; do
     tag=$(abi_tag "$py")
     log "wheel $tag ($COMPILER)"
+    whl=$(ls "$DIST"/lmparse-*-"$(wheel_tags "$py")"-*manylinux*.whl 2>/dev/null || true)
+    if [ "$REUSE" = 1 ] && [ -n "$whl" ]; then
+        echo "reused $(basename "$whl")"
+        check_wheel "$whl"
+        WHEELS+=("$whl")
+        continue
+    fi
     raw=$(build_wheel "$py" "$COMPILER" "$WORK/raw/$tag")
     if ! "$AUDITWHEEL" repair --strip --plat "$PLAT" -w "$DIST" "$raw" >"$LOGS/repair-$tag.log" 2>&1; then
         cat "$LOGS/repair-$tag.log" >&2
@@ -234,6 +271,7 @@ for py in "${PYTHONS[@]}"; do
     check_wheel "$whl"
     WHEELS+=("$whl")
 done
+echo "$COMMIT" >"$DIST/COMMIT"
 
 # ---------------------------------------------------------------- clean-room tests
 # A PATH with the basic tools but no C compiler and no Cython.
@@ -243,11 +281,23 @@ for t in sh bash env cat cp ls mkdir rm uname readelf git; do
     p=$(command -v "$t" 2>/dev/null || true); [ -n "$p" ] && ln -s "$p" "$NOCC/$t"
 done
 
+# The test extra's requirements, installed one by one below: a free-threaded or
+# brand-new interpreter may have no wheel of some, and the tests that need one skip.
+mapfile -t TEST_REQS < <("$TOOLENV/bin/python" - "$SRC/pyproject.toml" <<'EOF'
+import sys, tomllib
+print('\n'.join(tomllib.load(open(sys.argv[1], 'rb'))['project']['optional-dependencies']['test']))
+EOF
+)
+
 # Loaded with -p by pytest: fails the session unless lmparse and every compiled
-# module come from the venv's site-packages and neither Cython nor a C compiler is usable.
+# module come from the venv's site-packages and neither Cython nor a C compiler
+# is usable; on a free-threaded build, unless the GIL stays off after importing
+# every lmparse module (those needing an absent engine excepted) and to the end.
 cat >"$WORK/wheelcheck.py" <<'EOF'
 import importlib, importlib.util, os, shutil, sys, sysconfig
 from pathlib import Path
+
+FREE_THREADED = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
 
 def pytest_configure(config):
     import lmparse
@@ -262,69 +312,105 @@ def pytest_configure(config):
     for cc in ('cc', 'gcc', 'clang', 'zig'):
         assert shutil.which(cc) is None, f'{cc} is on PATH'
     assert not (Path.cwd() / 'lmparse').exists(), 'the source tree is next to the tests'
+    if FREE_THREADED:
+        from bench.threads import import_everything
+        imported, skipped = import_everything()
+        assert not sys._is_gil_enabled(), 'the GIL is enabled after importing lmparse'
+        print(f'wheelcheck: GIL off after importing {len(imported)} lmparse modules'
+              f' (not importable without their engine: {skipped or "none"})')
+
+def pytest_sessionfinish(session, exitstatus):
+    if FREE_THREADED and sys._is_gil_enabled():
+        print('\nwheelcheck: the GIL was enabled during the test session', file=sys.stderr)
+        session.exitstatus = 1
 EOF
 
 # clean_test PY WHEEL|SDIST LABEL [from-source]: fresh venv, install, run the
-# suite from a copy of tests/ with no lmparse/ beside it.
+# suite from a copy of tests/ (and bench/, which some tests import) with no lmparse/ beside it.
 clean_test() {
     local py=$1 artefact=$2 label=$3 from_source=${4:-}
-    local venv=$WORK/venvs/$label rundir=$WORK/run/$label path
+    local venv=$WORK/venvs/$label rundir=$WORK/run/$label path req missing=()
     rm -rf "$venv" "$rundir"
     "$py" -m venv "$venv"
     run "$LOGS/pip-$label.log" "$venv/bin/python" -m pip install -q --upgrade pip
     if [ -n "$from_source" ]; then
         # A user's plain source install (their compiler, default flags); the
         # tests then run without a compiler on PATH.
-        run "$LOGS/install-$label.log" "$venv/bin/python" -m pip install --no-cache-dir \
-            "lmparse[test] @ file://$artefact"
+        run "$LOGS/install-$label.log" "$venv/bin/python" -m pip install --no-cache-dir "lmparse @ file://$artefact"
     else
         # Wheels only, no compiler: what a user without build tools gets.
         run "$LOGS/install-$label.log" env PATH="$venv/bin:$NOCC" "$venv/bin/python" -m pip install \
-            --only-binary=:all: "lmparse[test] @ file://$artefact"
+            --only-binary=:all: "lmparse @ file://$artefact"
     fi
+    for req in "${TEST_REQS[@]}"; do
+        if ! env PATH="$venv/bin:$NOCC" "$venv/bin/python" -m pip install --only-binary=:all: "$req" \
+                >>"$LOGS/install-$label.log" 2>&1; then
+            missing+=("$req")
+        fi
+    done
+    MISSING[$label]="${missing[*]:-}"
+    [ ${#missing[@]} -eq 0 ] || echo "no wheel for $(abi_tag "$py") (their tests skip): ${missing[*]}"
     mkdir -p "$rundir"
-    cp -r "$SRC/tests" "$rundir/tests"
-    cp "$SRC/pyproject.toml" "$rundir/"   # pytest configuration (markers, options)
+    cp -r "$SRC/tests" "$SRC/bench" "$rundir/"
+    # pytest configuration (markers, options); README.md: test_models checks its model table.
+    cp "$SRC/pyproject.toml" "$SRC/README.md" "$rundir/"
     cp "$WORK/wheelcheck.py" "$rundir/"
     path="$venv/bin:$NOCC"
     (cd "$rundir" && env -u PYTHONPATH PATH="$path" PYTHONDONTWRITEBYTECODE=1 \
         LMPARSE_EXPECT_MODULES="$PYX_MODULES" \
-        "$venv/bin/python" -m pytest -p wheelcheck -p no:cacheprovider -q -ra \
+        "$venv/bin/python" -m pytest -p wheelcheck -p no:cacheprovider -q -ra -s \
         --junitxml="$rundir/junit.xml" tests) >"$LOGS/test-$label.log" 2>&1 || {
         tail -n 80 "$LOGS/test-$label.log" >&2; die "test suite $label (log: $LOGS/test-$label.log)"; }
-    "$venv/bin/python" - "$rundir/junit.xml" "$label" <<'EOF'
+    RESULTS[$label]=$("$venv/bin/python" - "$rundir/junit.xml" "$label" <<'EOF'
 # The typing tests must have run against the installed package, not been skipped.
-import sys, xml.etree.ElementTree as ET
+import collections, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-cases = root.iter('testcase')
-outcome = {}
-for c in cases:
+outcome, reasons = {}, collections.Counter()
+for c in root.iter('testcase'):
     kind = 'passed'
     for child in c:
         if child.tag in ('failure', 'error', 'skipped'):
             kind = child.tag
+            if kind == 'skipped':
+                reasons[(child.get('message') or '').split('\n')[0][:110]] += 1
     outcome[f"{c.get('classname')}::{c.get('name')}"] = kind
 typing = {k: v for k, v in outcome.items() if 'test_typing' in k}
 assert len(typing) >= 4 and all(v == 'passed' for v in typing.values()), typing
 bad = {k: v for k, v in outcome.items() if v in ('failure', 'error')}
 assert not bad, bad
 n = {k: sum(v == k for v in outcome.values()) for k in ('passed', 'skipped')}
-print(f"{sys.argv[2]}: {n['passed']} passed, {n['skipped']} skipped, typing tests ran ({len(typing)})")
+print(f"{n['passed']} passed, {n['skipped']} skipped")
+for reason, count in reasons.most_common():
+    print(f'    skipped {count:5d}: {reason}', file=sys.stderr)
 EOF
+    ) || die "test results of $label"
+    echo "$label: ${RESULTS[$label]}, typing tests ran"
+    if [ "$STRESS" -gt 0 ] && [ "$("$venv/bin/python" -c 'import sysconfig; print(bool(sysconfig.get_config_var("Py_GIL_DISABLED")))')" = True ]; then
+        (cd "$rundir" && env -u PYTHONPATH PATH="$path" PYTHONDONTWRITEBYTECODE=1 \
+            "$venv/bin/python" bench/threads.py --require-free-threaded --responses "$STRESS" --threads 1,2) \
+            >"$LOGS/stress-$label.log" 2>&1 || { cat "$LOGS/stress-$label.log" >&2; die "thread stress run $label"; }
+        sed 's/^/    /' "$LOGS/stress-$label.log"
+        STRESSED[$label]=$(sed -n 's/^threads=2 .* \(x[0-9.]*\) vs .*/\1/p' "$LOGS/stress-$label.log")
+    fi
 }
 
+declare -A RESULTS=() MISSING=() STRESSED=()
+SDIST_PY=
 if [ "$RUN_TESTS" = 1 ]; then
     for i in "${!PYTHONS[@]}"; do
         tag=$(abi_tag "${PYTHONS[$i]}")
         log "clean-room test $tag: $(basename "${WHEELS[$i]}")"
         clean_test "${PYTHONS[$i]}" "${WHEELS[$i]}" "wheel-$tag"
     done
-    newest=${PYTHONS[${#PYTHONS[@]}-1]}
+    # The sdist: built from source with the newest GIL interpreter.
     for p in "${PYTHONS[@]}"; do
-        [ "$(abi_tag "$p")" \> "$(abi_tag "$newest")" ] && newest=$p
+        t=$(abi_tag "$p")
+        [ "${t%t}" = "$t" ] || continue
+        if [ -z "$SDIST_PY" ] || [ "${t#cp3}" -gt "$(abi_tag "$SDIST_PY" | sed 's/^cp3//')" ]; then SDIST_PY=$p; fi
     done
-    log "clean-room test of the sdist with $(abi_tag "$newest")"
-    clean_test "$newest" "$SDIST" "sdist-$(abi_tag "$newest")" from-source
+    [ -n "$SDIST_PY" ] || SDIST_PY=${PYTHONS[0]}
+    log "clean-room test of the sdist with $(abi_tag "$SDIST_PY")"
+    clean_test "$SDIST_PY" "$SDIST" "sdist-$(abi_tag "$SDIST_PY")" from-source
 fi
 
 # ---------------------------------------------------------------- compiler comparison
@@ -417,6 +503,21 @@ fi
 
 # ---------------------------------------------------------------- summary
 log "artefacts (commit $COMMIT, compiler $COMPILER)"
-for f in "$SDIST" "${WHEELS[@]}"; do
-    printf '%10s  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
-done
+{
+    for f in "$SDIST" "${WHEELS[@]}"; do
+        printf '%10s  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
+    done
+    if [ "$RUN_TESTS" = 1 ]; then
+        echo
+        for i in "${!PYTHONS[@]}"; do
+            tag=$(abi_tag "${PYTHONS[$i]}")
+            label=wheel-$tag
+            printf '%-7s %s: %s%s%s\n' "$tag" "$("${PYTHONS[$i]}" -c 'import sys; print(sys.version.split()[0])')" \
+                "${RESULTS[$label]}" \
+                "${MISSING[$label]:+; no wheel of: ${MISSING[$label]}}" \
+                "${STRESSED[$label]:+; stress $STRESS responses, 1 -> 2 threads ${STRESSED[$label]}}"
+        done
+        label=sdist-$(abi_tag "$SDIST_PY")
+        printf '%-7s %s\n' sdist "built from source with $(abi_tag "$SDIST_PY"): ${RESULTS[$label]}${MISSING[$label]:+; no wheel of: ${MISSING[$label]}}"
+    fi
+} | tee "$WORK/summary.txt"
