@@ -47,7 +47,8 @@ from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, ToolParser
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
-from lmparse.tools.json_bare cimport _name_prefix, _skip_ws
+from lmparse.tools.pythonic_head cimport (
+    HEAD_REJECTED, HEAD_UNDECIDED, _ident_char, _ident_start, _name_char, _ws, pythonic_head)
 from lmparse.tools.json_escape cimport json_quoted, json_string_body
 
 cdef extern from "Python.h":
@@ -81,10 +82,6 @@ cdef enum:
     C_DICT = 3
     C_ITEMS = 4  # flag: the container has an item
 
-    HEAD_UNDECIDED = 0
-    HEAD_CALL = 1
-    HEAD_REJECTED = 2
-
     _HEAD_WS = 64  # whitespace accepted in the head and before a close tag (bounds what is held)
     _SKIP_MAX = 256  # a malformed bare list's rest is the list's when its ] comes within this many characters
 
@@ -96,23 +93,6 @@ cdef dict _SIMPLE_ESCAPES = {
     u'\\': u'\\\\', u"'": u"'", u'"': u'\\"', u'a': u'\\u0007', u'b': u'\\b', u'f': u'\\f', u'n': u'\\n',
     u'r': u'\\r', u't': u'\\t', u'v': u'\\u000b', u'\n': u'',
 }
-
-
-cdef inline bint _ws(Py_UCS4 ch) noexcept:
-    return ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t' or ch == u'\f'
-
-
-cdef inline bint _ident_start(Py_UCS4 ch) noexcept:
-    return (u'a' <= ch <= u'z') or (u'A' <= ch <= u'Z') or ch == u'_' or (ch > 127 and (<str>chr(ch)).isidentifier())
-
-
-cdef inline bint _ident_char(Py_UCS4 ch) noexcept:
-    return _ident_start(ch) or (u'0' <= ch <= u'9')
-
-
-cdef inline bint _name_char(Py_UCS4 ch) noexcept:
-    # a call's name: an identifier, or a tool name with '-' / '.' written as one
-    return _ident_char(ch) or ch == u'-' or ch == u'.'
 
 
 cdef inline bint _hex(Py_UCS4 ch) noexcept:
@@ -152,68 +132,6 @@ cdef str _token_json(str tok, bint number, bint json_words):
     if v != v or v in (float('inf'), float('-inf')) or t.lower().lstrip('+-') in ('nan', 'inf', 'infinity'):
         return json_quoted(tok)  # JSON has no non-finite numbers
     return repr(v)
-
-
-cdef enum:
-    # The longest call name taken when no name filter applies (a head is undecided for at most this long).
-    MAX_OPEN_NAME = 256
-
-
-cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, bint bracket):
-    """The head of a call list at the start of ``text``: ``(verdict, pos, name)``.
-
-    ``WS [ WS NAME WS (`` (without ``[`` when not ``bracket``) with NAME an offered tool: HEAD_CALL, ``pos`` after
-    the ``(``. HEAD_REJECTED: ``text[:pos]`` is content (the first character
-    that cannot continue the head, or the end of the output). Whitespace runs
-    are bounded and NAME must stay an offered name's prefix, so an undecided
-    head is short. ``allowed`` None (no name filter: the parser's allowed names
-    were opened, as the replay server and vLLM's replace mode do) takes any
-    identifier of at most MAX_OPEN_NAME characters.
-    """
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t p = 0, s, e, best, longest = 0
-    cdef bint over, whole
-    cdef bint any_name = allowed is None
-    if any_name:
-        longest = MAX_OPEN_NAME
-    else:
-        for name in allowed:
-            if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
-                longest = PyUnicode_GET_LENGTH(name)
-    p = _skip_ws(kind, data, p, size, &over)
-    if over:
-        return (HEAD_REJECTED, p, None)
-    if p < size:
-        if bracket:
-            if PyUnicode_READ(kind, data, p) != u'[':
-                return (HEAD_REJECTED, p, None)
-            p = _skip_ws(kind, data, p + 1, size, &over)
-            if over:
-                return (HEAD_REJECTED, p, None)
-        s = e = p
-        while e < size and e - s <= longest and _name_char(PyUnicode_READ(kind, data, e)):
-            e += 1
-        if any_name:
-            best = e - s if e - s <= longest else longest
-            whole = 0 < best == e - s
-        else:
-            best = _name_prefix(kind, data, s, e, allowed, &whole)
-        if best < e - s:
-            return (HEAD_REJECTED, s + best, None)
-        if e < size:
-            if not whole:
-                return (HEAD_REJECTED, e, None)
-            p = _skip_ws(kind, data, e, size, &over)
-            if over:
-                return (HEAD_REJECTED, p, None)
-            if p < size:
-                if PyUnicode_READ(kind, data, p) != u'(':
-                    return (HEAD_REJECTED, p, None)
-                return (HEAD_CALL, p + 1, PyUnicode_Substring(text, s, e))
-    if final:
-        return (HEAD_REJECTED, size, None)
-    return (HEAD_UNDECIDED, 0, None)
 
 
 cdef class PythonicToolParser(ToolParser):
