@@ -76,8 +76,9 @@ CASES: list[tuple[str, str, str | None, Calls]] = [
     ('truncated-string', '[search(query="abc', None, [('search', '{"query": "abc')]),
     ('truncated-number', '[search(limit=12', None, [('search', '{"limit": 12')]),
     ('truncated-after-call', '[get_time()', None, [('get_time', '{}')]),
-    ('missing-comma', '[search(query="a" limit=2)] tail', 'limit=2)] tail', [('search', '{"query": "a"')]),
-    ('call-as-value', '[search(query=f(1))]', '(1))]', [('search', '{"query": "f"')]),
+    # a syntax error ends the list; the bare list's text up to its own ']' is the list's (dropped)
+    ('missing-comma', '[search(query="a" limit=2)] tail', ' tail', [('search', '{"query": "a"')]),
+    ('call-as-value', '[search(query=f(1))]', None, [('search', '{"query": "f"')]),
     ('tagged-malformed', '<|python_start|>[search(query="a" x)]<|python_end|>after', 'after',
      [('search', '{"query": "a"')]),
 ]

@@ -21,7 +21,7 @@ Later calls to names not offered are dropped (accepted calls keep contiguous
 indices).
 
 Streaming: the name when its ``(`` arrives; ``{"key": `` when the keyword's
-``=`` arrives; string content as it arrives (escapes converted; only a cut
+value starts (a key never stands without its value); string content as it arrives (escapes converted; only a cut
 escape or a cut triple quote is held); numbers and ``True``/``False``/``None``
 when they end (held while they may continue); brackets and separators as
 they come.
@@ -30,10 +30,16 @@ Best effort (README "Malformed outputs"): positional arguments are skipped
 (as vLLM's and SGLang's parsers read only keywords); a bare identifier value
 (``unit=celsius``) and a token that is no number (``1.2.3``, ``1e999``) become
 JSON strings of their text; ``(x)`` is a tuple (a JSON array). Any other
-syntax error ends the call list there: the current call keeps the arguments
-emitted so far (never completed), a bare list's remaining text is content,
-a tagged block's text up to its close tag is dropped. The end of the output
-inside the list ends the call the same way.
+syntax error (``city=)``, ``city=,``, ``(=1)``, ``1,,``, ``{'a': }``) ends the
+call list there: the current call keeps the arguments emitted so far (never
+completed; a keyword or dict key whose value never started is not among
+them), a tagged block's text up to its close tag is dropped, and a bare
+list's text up to its own ``]`` (brackets counted outside quotes, found
+within 256 characters) is dropped too; without that ``]`` the bare list's
+text from the error on is content. The end of the output inside the list
+ends the call the same way. SGLang's pythonic detector gives no call for
+``[get_weather(city=)]`` (it parses the whole list with ``ast``); a stream
+cannot take back a name sent at its ``(``, so lmparse keeps the call.
 """
 import unicodedata
 
@@ -41,7 +47,8 @@ from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, ToolParser
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
-from lmparse.tools.json_bare cimport _name_prefix, _skip_ws
+from lmparse.tools.pythonic_head cimport (
+    HEAD_REJECTED, HEAD_UNDECIDED, _ident_char, _ident_start, _name_char, _ws, pythonic_head)
 from lmparse.tools.json_escape cimport json_quoted, json_string_body
 
 cdef extern from "Python.h":
@@ -68,43 +75,24 @@ cdef enum:
     ST_COLON = 12  # a dict key's :
     ST_CALL_NEXT = 13  # , or ] after a call
     ST_TAIL = 14  # after the list's ]: the close tag, or the block ends
+    ST_SKIP = 15  # a bare list's text after a syntax error, up to the list's ] (held, bounded)
 
     C_LIST = 1
     C_TUPLE = 2
     C_DICT = 3
     C_ITEMS = 4  # flag: the container has an item
 
-    HEAD_UNDECIDED = 0
-    HEAD_CALL = 1
-    HEAD_REJECTED = 2
-
     _HEAD_WS = 64  # whitespace accepted in the head and before a close tag (bounds what is held)
+    _SKIP_MAX = 256  # a malformed bare list's rest is the list's when its ] comes within this many characters
 
 _STATE_NAMES = ('head', 'call', 'name', 'paren', 'argument', 'keyword', 'equals', 'value', 'string', 'token',
-                'argument_next', 'item_next', 'colon', 'call_next', 'tail')
+                'argument_next', 'item_next', 'colon', 'call_next', 'tail', 'skip')
 
 # Python escapes with a fixed replacement, as JSON string text.
 cdef dict _SIMPLE_ESCAPES = {
     u'\\': u'\\\\', u"'": u"'", u'"': u'\\"', u'a': u'\\u0007', u'b': u'\\b', u'f': u'\\f', u'n': u'\\n',
     u'r': u'\\r', u't': u'\\t', u'v': u'\\u000b', u'\n': u'',
 }
-
-
-cdef inline bint _ws(Py_UCS4 ch) noexcept:
-    return ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t' or ch == u'\f'
-
-
-cdef inline bint _ident_start(Py_UCS4 ch) noexcept:
-    return (u'a' <= ch <= u'z') or (u'A' <= ch <= u'Z') or ch == u'_' or (ch > 127 and (<str>chr(ch)).isidentifier())
-
-
-cdef inline bint _ident_char(Py_UCS4 ch) noexcept:
-    return _ident_start(ch) or (u'0' <= ch <= u'9')
-
-
-cdef inline bint _name_char(Py_UCS4 ch) noexcept:
-    # a call's name: an identifier, or a tool name with '-' / '.' written as one
-    return _ident_char(ch) or ch == u'-' or ch == u'.'
 
 
 cdef inline bint _hex(Py_UCS4 ch) noexcept:
@@ -146,68 +134,6 @@ cdef str _token_json(str tok, bint number, bint json_words):
     return repr(v)
 
 
-cdef enum:
-    # The longest call name taken when no name filter applies (a head is undecided for at most this long).
-    MAX_OPEN_NAME = 256
-
-
-cdef tuple pythonic_head(str text, Py_ssize_t size, bint final, object allowed, bint bracket):
-    """The head of a call list at the start of ``text``: ``(verdict, pos, name)``.
-
-    ``WS [ WS NAME WS (`` (without ``[`` when not ``bracket``) with NAME an offered tool: HEAD_CALL, ``pos`` after
-    the ``(``. HEAD_REJECTED: ``text[:pos]`` is content (the first character
-    that cannot continue the head, or the end of the output). Whitespace runs
-    are bounded and NAME must stay an offered name's prefix, so an undecided
-    head is short. ``allowed`` None (no name filter: the parser's allowed names
-    were opened, as the replay server and vLLM's replace mode do) takes any
-    identifier of at most MAX_OPEN_NAME characters.
-    """
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t p = 0, s, e, best, longest = 0
-    cdef bint over, whole
-    cdef bint any_name = allowed is None
-    if any_name:
-        longest = MAX_OPEN_NAME
-    else:
-        for name in allowed:
-            if type(name) is str and PyUnicode_GET_LENGTH(name) > longest:
-                longest = PyUnicode_GET_LENGTH(name)
-    p = _skip_ws(kind, data, p, size, &over)
-    if over:
-        return (HEAD_REJECTED, p, None)
-    if p < size:
-        if bracket:
-            if PyUnicode_READ(kind, data, p) != u'[':
-                return (HEAD_REJECTED, p, None)
-            p = _skip_ws(kind, data, p + 1, size, &over)
-            if over:
-                return (HEAD_REJECTED, p, None)
-        s = e = p
-        while e < size and e - s <= longest and _name_char(PyUnicode_READ(kind, data, e)):
-            e += 1
-        if any_name:
-            best = e - s if e - s <= longest else longest
-            whole = 0 < best == e - s
-        else:
-            best = _name_prefix(kind, data, s, e, allowed, &whole)
-        if best < e - s:
-            return (HEAD_REJECTED, s + best, None)
-        if e < size:
-            if not whole:
-                return (HEAD_REJECTED, e, None)
-            p = _skip_ws(kind, data, e, size, &over)
-            if over:
-                return (HEAD_REJECTED, p, None)
-            if p < size:
-                if PyUnicode_READ(kind, data, p) != u'(':
-                    return (HEAD_REJECTED, p, None)
-                return (HEAD_CALL, p + 1, PyUnicode_Substring(text, s, e))
-    if final:
-        return (HEAD_REJECTED, size, None)
-    return (HEAD_UNDECIDED, 0, None)
-
-
 cdef class PythonicToolParser(ToolParser):
     """Tool parser for a pythonic call list (see the module docstring).
 
@@ -233,6 +159,9 @@ cdef class PythonicToolParser(ToolParser):
     cdef bint _item_start  # the next value is a container's item (or key)
     cdef bint _val_key  # the value being read is a dict key
     cdef bint _positional  # the argument being read is positional: not emitted
+    cdef str _sep  # a keyword's '{"key": ' or a dict's ': ', emitted only when the value starts
+    cdef bint _sep_kw  # _sep is a keyword's
+    cdef Py_ssize_t _skip_depth  # ST_SKIP: brackets open at the syntax error, the list's [ included
     cdef bint _has_kwargs
     cdef bint _bare_block
     cdef Py_UCS4 _quote
@@ -257,6 +186,7 @@ cdef class PythonicToolParser(ToolParser):
         self._stack = []
         self._frags = []
         self._tok.kind = 1
+        self._sep = ''
         self._state = ST_HEAD
 
     def __dealloc__(self):
@@ -276,6 +206,8 @@ cdef class PythonicToolParser(ToolParser):
         del self._frags[:]
         self._tok.len = 0
         self._positional = False
+        self._sep = ''
+        self._sep_kw = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -309,11 +241,59 @@ cdef class PythonicToolParser(ToolParser):
         self._state = ST_ARG
         return 0
 
-    cdef Py_ssize_t malformed(self, Py_ssize_t pos) except -1:
-        """A syntax error at ``pos``: the call list ends (see the module docstring)."""
+    cdef Py_ssize_t end_list(self, Py_ssize_t pos) except -1:
+        """The call list ends at ``pos``: the current call keeps what it emitted."""
         self._payload_closed = True
+        self._sep = ''
         if self._bare_block:
             self._close_tag = None  # the rest is plain text again
+        return pos
+
+    cdef Py_ssize_t malformed(self, Py_ssize_t pos) except -1:
+        """A syntax error at ``pos`` (see the module docstring).
+
+        A tagged block's text up to its close tag is the block's (the feed drops it). A bare list's rest is
+        the list's up to its own ``]`` (ST_SKIP) when that comes within _SKIP_MAX characters.
+        """
+        cdef int st = self._state
+        if not self._bare_block or not self._brackets:
+            return self.end_list(pos)
+        self._sep = ''
+        # open brackets at pos: the list's [, the call's ( when inside it, the containers
+        self._skip_depth = 1 + len(self._stack) + (0 if st == ST_CALL or st == ST_NAME or st == ST_PAREN
+                                                     or st == ST_CALL_NEXT else 1)
+        self._state = ST_SKIP
+        return pos
+
+    cdef Py_ssize_t skip(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        """ST_SKIP: ``text[pos:]`` starts at the syntax error. Through the list's ``]`` (brackets counted outside
+        quotes) the text is the list's and dropped; else, past _SKIP_MAX characters or at the end of the output,
+        the list ends at ``pos`` and the text is content. Returns pos while undecided (held, rescanned: bounded)."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t p = pos, end = min(size, pos + _SKIP_MAX), depth = self._skip_depth
+        cdef Py_UCS4 ch, quote = 0
+        while p < end:
+            ch = PyUnicode_READ(kind, data, p)
+            if quote:
+                if ch == u'\\':
+                    p += 1
+                elif ch == quote:
+                    quote = 0
+            elif ch == u'"' or ch == u"'":
+                quote = ch  # a triple quote opens, closes and opens: still inside
+            elif ch == u'[' or ch == u'(' or ch == u'{':
+                depth += 1
+            elif ch == u']' or ch == u')' or ch == u'}':
+                depth -= 1
+                if depth == 0:
+                    if ch != u']':
+                        break  # the brackets do not close the list
+                    self.end_list(p + 1)
+                    return p + 1
+            p += 1
+        if final or p >= pos + _SKIP_MAX or depth == 0:
+            return self.end_list(pos)
         return pos
 
     # ---- values -------------------------------------------------------------
@@ -368,34 +348,42 @@ cdef class PythonicToolParser(ToolParser):
         if self._item_start and (ch == u']' or ch == u')' or ch == u'}'):
             # an empty container or a trailing comma
             return pos + 1 if self._stack and self.close_container(ch) else self.malformed(pos)
+        cdef bint string = ch == u'"' or ch == u"'"
+        cdef bint container = ch == u'[' or ch == u'(' or ch == u'{'
         self._val_key = self._item_start and top == C_DICT
+        if not (string or container or (u'0' <= ch <= u'9') or ch == u'-' or ch == u'+' or ch == u'.'
+                or _ident_start(ch)) or (container and self._val_key):
+            return self.malformed(pos)  # no value (the pending key is never emitted), or a container as a dict key
+        if self._sep:
+            # the value starts: now its keyword (or the dict's ': ') is stable
+            self.put(self._sep)
+            self._sep = ''
+            if self._sep_kw:
+                self._has_kwargs = True
+                self._sep_kw = False
         if self._item_start and self._stack:
             if <int>self._stack[len(self._stack) - 1] & C_ITEMS:
                 self.put(u', ')
             else:
                 self._stack[len(self._stack) - 1] = <int>self._stack[len(self._stack) - 1] | C_ITEMS
         self._item_start = False
-        if ch == u'"' or ch == u"'":
+        if string:
             self._quote = ch
             self._triple = pos + 2 < size and PyUnicode_READ(kind, data, pos + 1) == ch and PyUnicode_READ(
                 kind, data, pos + 2) == ch
             self._state = ST_STRING
             self.put(u'"')
             return pos + (3 if self._triple else 1)
-        if ch == u'[' or ch == u'(' or ch == u'{':
-            if self._val_key:
-                return self.malformed(pos)  # a container as a dict key
+        if container:
             self._stack.append(C_LIST if ch == u'[' else C_TUPLE if ch == u'(' else C_DICT)
             self.put(u'{' if ch == u'{' else u'[')
             self._item_start = True
             self._state = ST_VALUE
             return pos + 1
-        if (u'0' <= ch <= u'9') or ch == u'-' or ch == u'+' or ch == u'.' or _ident_start(ch):
-            self._tok_number = not _ident_start(ch)
-            self._tok_key = self._val_key
-            self._state = ST_TOKEN
-            return pos  # the token loop reads it
-        return self.malformed(pos)
+        self._tok_number = not _ident_start(ch)
+        self._tok_key = self._val_key
+        self._state = ST_TOKEN
+        return pos  # the token loop reads it
 
     cdef Py_ssize_t escape(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
         """The escape at ``pos`` (a backslash) converted; -1: cut by the chunk (held)."""
@@ -552,6 +540,8 @@ cdef class PythonicToolParser(ToolParser):
             if st == ST_TAIL:
                 r = self.tail(text, pos, size, final)
                 return pos if r < 0 else r
+            if st == ST_SKIP:
+                return self.skip(text, pos, size, final)
             while pos < size and _ws(PyUnicode_READ(kind, data, pos)):
                 pos += 1
             if pos == size:
@@ -570,10 +560,11 @@ cdef class PythonicToolParser(ToolParser):
                 elif _name_char(ch):
                     self._state = ST_NAME
                 else:
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
             elif st == ST_PAREN:
                 if ch != u'(':
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
+                    continue
                 self.begin_call(deltas, self._name)
                 pos += 1
             elif st == ST_ARG:
@@ -589,15 +580,15 @@ cdef class PythonicToolParser(ToolParser):
                     self._state = ST_VALUE
             elif st == ST_EQ:
                 if ch == u'=':
-                    self.put((u', ' if self._has_kwargs else u'{') + json_quoted(self._name) + u': ')
-                    self._has_kwargs = True
+                    self._sep = (u', ' if self._has_kwargs else u'{') + json_quoted(self._name) + u': '
+                    self._sep_kw = True
                     self._item_start = False
                     self._state = ST_VALUE
                     pos += 1
                 elif ch == u',' or ch == u')':
                     self._state = ST_ARG_NEXT  # a positional identifier: skipped
                 else:
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
             elif st == ST_ARG_NEXT:
                 self._positional = False
                 if ch == u',':
@@ -608,7 +599,7 @@ cdef class PythonicToolParser(ToolParser):
                     self._state = ST_CALL_NEXT
                     pos += 1
                 else:
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
             elif st == ST_ITEM_NEXT:
                 if ch == u',':
                     self._item_start = True
@@ -617,11 +608,12 @@ cdef class PythonicToolParser(ToolParser):
                 elif (ch == u']' or ch == u')' or ch == u'}') and self.close_container(ch):
                     pos += 1
                 else:
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
             elif st == ST_COLON:
                 if ch != u':':
-                    return self.malformed(pos)
-                self.put(u': ')
+                    pos = self.malformed(pos)
+                    continue
+                self._sep = u': '
                 self._state = ST_VALUE
                 pos += 1
             elif st == ST_CALL_NEXT:
@@ -636,7 +628,7 @@ cdef class PythonicToolParser(ToolParser):
                     self._state = ST_TAIL
                     pos += 1
                 else:
-                    return self.malformed(pos)
+                    pos = self.malformed(pos)
         return pos
 
     cdef Py_ssize_t consume_c(self, str text, list deltas, bint final) except -1:
@@ -660,8 +652,10 @@ cdef class PythonicToolParser(ToolParser):
             if self._state == ST_TOKEN and self._tok.len:
                 self.token_end()  # the output ends the number or word
             self._tok.len = 0
-            if self._state != ST_TAIL:
-                self.malformed(size)  # truncated: the call keeps what it has
+            if self._state == ST_SKIP:
+                self.end_list(pos)  # (scan decides it at the end of the output; kept for safety)
+            elif self._state != ST_TAIL:
+                self.end_list(size)  # truncated: the call keeps what it has (a pending key is not emitted)
                 pos = size
             else:
                 self.tail(text, pos, size, True)
