@@ -145,11 +145,11 @@ DIFFERENCES: dict[str, Difference] = {
         FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_incomplete_tool_call', 'not yet',
         _PYTHONIC_AFTER_TEXT),
     'pythonic_malformed_no_call': Difference(
-        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_malformed_python_returns_empty_calls', 'not yet',
-        "lmparse's pythonic family emits a call with unfinished arguments for a value-less keyword. Repro: "
-        "parse_complete('[get_weather(city=)]') gives get_weather with arguments '{\"city\": ' and content ')]'; "
-        'SGLang emits no call. A family fix (lmparse/tools/pythonic.pyx): an argument with no value should end the '
-        'call as text, not as arguments'),
+        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_malformed_python_returns_empty_calls',
+        'lmparse decision',
+        "a stream cannot take back a name it sent at the call's '(': lmparse keeps the call with only its stable "
+        "arguments ('' for '[get_weather(city=)]'), and the rest of the malformed list up to its ']' is not "
+        'content; SGLang parses the whole list at once and emits no call'),
     'hunyuan_tool_section_ends_reasoning': Difference(
         RP + '::TestHunyuanDetector::test_detect_and_parse_tool_interrupt', 'engine internal', _HUNYUAN),
     'hunyuan_stream_after_interrupt_is_normal': Difference(
