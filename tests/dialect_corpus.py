@@ -793,18 +793,8 @@ def check_tag_ids(cfg: Config, built: Built, sizes: Sequence[int], flush: bool) 
         if k > 4 * len(tokens) + 8:  # only empty steps: the rest in one
             steps.append((''.join(p for p, _ in tokens[at:]), [i for _, i in tokens[at:]]))
             break
-    where = f'config={cfg.id} steps={steps!r} flush_on_empty_final={flush}'
-    try:
-        got = run_stream(new_parser(cfg, tok), steps or [('', [])], flush)
-        one = run_stream(new_parser(cfg, tok), [(text, ids)], flush=False)
-        full = run_complete(new_parser(cfg, tok), text, ids)
-    except InvariantError as exc:
-        raise InvariantError(f'{exc}\n  {where}') from None
-    if got.key() != one.key():
-        raise InvariantError(f'steps != one step\n  steps: {got.key()!r}\n  one:   {one.key()!r}\n  {where}')
-    if full.key() != one.key():
-        raise InvariantError(f'parse_complete != one step\n  complete: {full.key()!r}\n  one:      {one.key()!r}'
-                             f'\n  config={cfg.id} text={text!r}')
+    one = _agree(cfg, lambda: new_parser(cfg, tok), steps or [('', [])], flush, text, ids,
+                 f'config={cfg.id} steps={steps!r} flush_on_empty_final={flush}')
     check_oracle(cfg, one, Built(text, built.calls, unquote(built.visible)))
 
 
@@ -1172,12 +1162,19 @@ def describe(cfg: Config, steps: Any, flush: bool) -> str:
 
 def check_text(cfg: Config, text: str, chunks: Sequence[str], flush: bool, built: Built | None = None) -> None:
     """Chunked stream == one chunk == parse_complete, every message well-formed; oracle when ``built``."""
-    steps = [(c, []) for c in chunks]
-    where = describe(cfg, chunks, flush)
+    one = _agree(cfg, lambda: new_parser(cfg), [(c, []) for c in chunks], flush, text, None,
+                 describe(cfg, chunks, flush))
+    if built is not None:
+        check_oracle(cfg, one, built)
+
+
+def _agree(cfg: Config, make: Callable[[], Any], steps: Sequence[tuple[str, Any]], flush: bool, text: str,
+           ids: Any, where: str) -> Result:
+    """``steps`` == the whole text as one step == ``parse_complete``, every message well-formed; the one-step result."""
     try:
-        one = run_stream(new_parser(cfg), [(text, [])], flush=False)
-        got = run_stream(new_parser(cfg), steps, flush=flush)
-        full = run_complete(new_parser(cfg), text)
+        one = run_stream(make(), [(text, ids if ids is not None else [])], flush=False)
+        got = run_stream(make(), steps, flush=flush)
+        full = run_complete(make(), text, ids)
     except InvariantError as exc:
         raise InvariantError(f'{exc}\n  {where}') from None
     if got.key() != one.key():
@@ -1185,8 +1182,7 @@ def check_text(cfg: Config, text: str, chunks: Sequence[str], flush: bool, built
     if full.key() != one.key():
         raise InvariantError(f'parse_complete != one chunk\n  complete: {full.key()!r}\n  one:      {one.key()!r}'
                              f'\n  config={cfg.id} text={text!r}')
-    if built is not None:
-        check_oracle(cfg, one, built)
+    return one
 
 
 def check_oracle(cfg: Config, got: Result, built: Built) -> None:
