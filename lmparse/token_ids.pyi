@@ -3,9 +3,11 @@ from collections.abc import Iterable
 
 from typing_extensions import Buffer, TypeAlias
 
-__all__ = ["read_token_ids"]
+__all__ = ["read_token_ids", "reasoning_token_count"]
 
 # What ``delta_token_ids`` / ``token_ids`` accept: any iterable of ints or a 1-D integer buffer.
 TokenIdsLike: TypeAlias = Iterable[int] | Buffer
 
 def read_token_ids(ids: TokenIdsLike | None) -> list[int]: ...
+def reasoning_token_count(token_ids: TokenIdsLike, open_id: int | None, close_id: int | None,
+                          inside: bool = False) -> int: ...

@@ -12,7 +12,7 @@ from cpython.number cimport PyNumber_Index
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint64_t
 
-__all__ = ['read_token_ids']
+__all__ = ['read_token_ids', 'reasoning_token_count']
 
 cdef int _ONE = 1
 
@@ -162,6 +162,16 @@ def read_token_ids(ids):
     finally:
         ids_close(&r)
 
+
+
+def reasoning_token_count(token_ids, open_id, close_id, bint inside=False):
+    """Ids between the single-token reasoning tags ``open_id`` / ``close_id`` (None: that tag has no
+    id), ``inside`` if generation starts in reasoning. For plain-Python callers (the vLLM plugin)."""
+    cdef Py_ssize_t n = 0
+    if close_id is None:
+        return 0
+    count_between(token_ids, -1 if open_id is None else open_id, close_id, inside, &n)
+    return n
 
 
 cdef bint count_between(object token_ids, long long open_id, long long close_id, bint counting,

@@ -250,3 +250,16 @@ def test_chat_runner_accepts_any_id_representation() -> None:
     assert runner.feed("a", np.array([1, 2, 3]))
     assert runner.feed('b', iter([4, 5]), finish_reason='stop')[-1].finish_reason == 'stop'
     assert runner.completion_tokens == 5
+
+
+def test_reasoning_token_count_for_python_callers() -> None:
+    """The vLLM plugin's reasoning-token count: ids between the tags, from lists and buffers."""
+    import array
+
+    from lmparse.token_ids import reasoning_token_count
+
+    assert reasoning_token_count([1, 5, 6, 2, 7], 1, 2) == 2
+    assert reasoning_token_count([5, 6, 2, 7, 1, 8], 1, 2, True) == 3  # starts inside, opens again
+    assert reasoning_token_count([5, 6, 2], None, 2, True) == 2
+    assert reasoning_token_count([5, 6], 1, None, True) == 0  # no close id: nothing is counted
+    assert reasoning_token_count(array.array('q', [1, 5, 2]), 1, 2) == 1

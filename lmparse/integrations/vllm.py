@@ -65,6 +65,7 @@ from typing import Any
 
 import lmparse
 from lmparse.registry import needs_tokenizer
+from lmparse.token_ids import reasoning_token_count
 from vllm.entrypoints.generate.base.protocol import (
     DeltaMessage,
     ExtractedToolCallInformation,
@@ -366,19 +367,9 @@ class LmparseReasoningParser(VllmReasoningParser):
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """Tokens between the reasoning tags (single-token tags; generation may start inside reasoning)."""
-        open_id, close_id = self._open_id, self._close_id
-        if close_id is None:
+        if self._close_id is None:
             return 0
-        inside = self._starts_in_reasoning()
-        n = 0
-        for i in token_ids:
-            if i == open_id:
-                inside = True
-            elif i == close_id:
-                inside = False
-            elif inside:
-                n += 1
-        return n
+        return reasoning_token_count(token_ids, self._open_id, self._close_id, self._starts_in_reasoning())
 
     def _starts_in_reasoning(self) -> bool:
         rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
