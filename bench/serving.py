@@ -10,7 +10,9 @@ configurations run in turns, in a new random order each round, and the table rep
 per configuration the median over rounds of:
 
 - ``µs/step``: streaming time (from the serving code's first pull of engine output to
-  the last SSE frame) divided by the number of engine steps;
+  the last SSE frame) divided by the number of engine steps; the serving thread's CPU
+  time (``time.thread_time``) unless ``--clock wall``, so that time the thread spends
+  descheduled on a busy machine does not count;
 - ``above floor``: that minus the floor's, measured in the same round;
 - ``setup µs``: from the call into the serving code to its first pull (request set-up
   and parser construction).
@@ -38,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench.serving_common import CONFIGS, SCENARIOS, STEP_SIZES, Case  # noqa: E402
+from bench.serving_common import CLOCKS, CONFIGS, SCENARIOS, STEP_SIZES, Case, use_clock  # noqa: E402
 
 ENGINES = ('vllm', 'sglang', 'lmdeploy')
 
@@ -53,13 +55,13 @@ def measure(module: Any, scenario: str, tokens_per_step: int, rounds: int, rng: 
         case.run()  # warm: first request imports and caches
         case.run()
     steps = cases['none'].steps
+    gc.collect()  # once: a collection inside the rounds would leave the next request's caches cold
     per_step: dict[str, list[float]] = {c: [] for c in CONFIGS}
     above: dict[str, list[float]] = {c: [] for c in CONFIGS if c != 'none'}
     setup: dict[str, list[float]] = {c: [] for c in CONFIGS}
     for _ in range(rounds):
         order = list(CONFIGS)
         rng.shuffle(order)
-        gc.collect()
         got = {c: cases[c].run() for c in order}
         floor = got['none'].streaming / steps
         for c, t in got.items():
@@ -103,9 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument('--steps', default=','.join(map(str, STEP_SIZES)))
     ap.add_argument('--rounds', type=int, default=30)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--clock', choices=sorted(CLOCKS), default='cpu',
+                    help="the serving thread's CPU time (default) or wall time")
     ap.add_argument('--json', help='also write the rows here')
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
+    use_clock(args.clock)
     results: dict[str, list[dict[str, Any]]] = {}
     for engine in args.engines.split(','):
         module = _engine_module(engine)

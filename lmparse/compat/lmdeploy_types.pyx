@@ -6,9 +6,8 @@ The swapped LMDeploy parsers hand LMDeploy its own ``DeltaMessage`` /
 instances and its own adjusted ``ChatCompletionRequest``. pydantic v2 keeps an
 instance's state in four attributes (``__dict__``, ``__pydantic_fields_set__``,
 ``__pydantic_extra__``, ``__pydantic_private__``); ``model_construct`` sets them
-without validation. :class:`Converter` sets the same four through the public
-C-API (``PyType_GenericNew``, what ``object.__new__`` allocates, and
-``PyObject_GenericSetAttr``, what ``object.__setattr__`` does), with no Python-level call per delta.
+without validation. :class:`Converter` sets the same four in compiled code
+(``lmparse.pydantic_state``), with no Python-level call per delta.
 
 At start-up :meth:`Converter.__init__` builds each type both ways on probe
 values and compares them with ``model_construct`` (dump, JSON, fields set,
@@ -16,14 +15,15 @@ equality, the four attributes); if any differs (another pydantic, other
 fields), that type falls back to ``model_construct``.
 """
 from cpython.dict cimport PyDict_Copy, PyDict_SetItem
-from cpython.object cimport PyObject_GenericSetAttr
-from cpython.type cimport PyType_GenericNew
+from lmparse.pydantic_state cimport new_instance
 from lmparse.protocol cimport DeltaFunctionCall as LpFunctionDelta
 from lmparse.protocol cimport DeltaMessage as LpMessage
 from lmparse.protocol cimport DeltaToolCall as LpToolDelta
 from lmparse.protocol cimport FunctionCall as LpFunction
 from lmparse.protocol cimport ToolCall as LpCall
 from lmparse.response cimport ResponseParserCore
+
+from lmparse.pydantic_state import same_instance
 
 __all__ = ['Converter', 'SwappedStream']
 
@@ -46,34 +46,19 @@ cdef frozenset _SET_NAME_ARGUMENTS = frozenset(('name', 'arguments'))
 cdef frozenset _SET_NONE = frozenset()
 cdef frozenset _SET_CALL = frozenset(_CALL_FIELDS)
 
-cdef tuple _EMPTY = ()
 # All-None states copied per instance (a dict copy is cheaper than building one key by key).
 cdef dict _MESSAGE_NONE = dict.fromkeys(_MESSAGE_FIELDS)
 cdef dict _FUNCTION_DELTA_NONE = dict.fromkeys(_FUNCTION_DELTA_FIELDS)
 
 
 cdef inline object _instance(object cls, dict state, frozenset fields_set):
-    """``model_construct``'s instance state, set as ``object.__setattr__`` would."""
-    # object.__new__ for a model class: the type's own allocation (pydantic models are never abstract)
-    obj = PyType_GenericNew(cls, _EMPTY, None)
-    PyObject_GenericSetAttr(obj, '__dict__', state)
-    PyObject_GenericSetAttr(obj, '__pydantic_fields_set__', set(fields_set))
-    PyObject_GenericSetAttr(obj, '__pydantic_extra__', None)
-    PyObject_GenericSetAttr(obj, '__pydantic_private__', None)
-    return obj
+    """``model_construct``'s instance state (LMDeploy's models allow no extra fields)."""
+    return new_instance(cls, state, fields_set, False)
 
 
 cdef object _public(object cls, dict state, frozenset fields_set):
     """The fallback: pydantic's own ``model_construct`` with the set fields only."""
     return cls.model_construct(**{k: state[k] for k in state if k in fields_set})
-
-
-def _same(a: object, b: object) -> bool:
-    return (type(a) is type(b) and a == b and a.model_dump() == b.model_dump()
-            and a.model_dump_json() == b.model_dump_json() and a.model_fields_set == b.model_fields_set
-            and a.__dict__ == b.__dict__ and list(a.__dict__) == list(b.__dict__)
-            and a.__pydantic_extra__ == b.__pydantic_extra__
-            and a.__pydantic_private__ == b.__pydantic_private__)
 
 
 cdef class Converter:
@@ -112,7 +97,7 @@ cdef class Converter:
             if tuple(cls.model_fields) != fields:
                 return False
             for state, fields_set in probes:
-                if not _same(_instance(cls, dict(state), fields_set), _public(cls, dict(state), fields_set)):
+                if not same_instance(_instance(cls, dict(state), fields_set), _public(cls, dict(state), fields_set)):
                     return False
         except Exception:  # any surprise: use the public API
             return False

@@ -65,9 +65,12 @@ from typing import Any
 
 import lmparse
 from lmparse.registry import needs_tokenizer
+from lmparse.integrations.vllm_types import DeltaBuilder
 from lmparse.token_ids import reasoning_token_count
 from vllm.entrypoints.generate.base.protocol import (
+    DeltaFunctionCall,
     DeltaMessage,
+    DeltaToolCall,
     ExtractedToolCallInformation,
     FunctionCall,
     ToolCall,
@@ -88,6 +91,8 @@ NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3
                           'response_template', 'hf'})
 
 _configured: dict[tuple[str | None, str | None], type] = {}
+# Checked once here against vLLM's constructors (falls back to them if anything differs).
+_DELTAS = DeltaBuilder(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
 
 
 def _configured_class(reasoning: str | None, tool: str | None) -> type:
@@ -168,61 +173,10 @@ def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
     """lmparse's deltas of one chunk as one vLLM DeltaMessage (None when they carry nothing).
 
     Built with only the fields that are set, as vLLM's own parsers' ``DeltaMessage(content=...)``
-    (the server dumps with ``exclude_unset``); tool calls go in as dicts, which pydantic turns into
-    DeltaToolCall / DeltaFunctionCall in one validation (``model_construct`` is far slower here).
-    Consecutive fragments of one call are joined into one DeltaToolCall.
+    (the server dumps with ``exclude_unset``); consecutive fragments of one call are joined into
+    one DeltaToolCall. Compiled: :class:`lmparse.integrations.vllm_types.DeltaBuilder`.
     """
-    content: str | None = None
-    reasoning: str | None = None
-    calls: list[dict[str, Any]] | None = None
-    last: dict[str, Any] | None = None
-    for m, _ in messages:
-        c = m.content
-        if c:
-            content = c if content is None else content + c
-        r = m.reasoning_content
-        if r:
-            reasoning = r if reasoning is None else reasoning + r
-        tcs = m.tool_calls
-        if not tcs:
-            continue
-        if calls is None:
-            calls = []
-        for tc in tcs:
-            fn = tc.function
-            name = fn.name if fn is not None else None
-            args = fn.arguments if fn is not None else None
-            if (last is not None and last['index'] == tc.index and tc.id is None and name is None
-                    and args is not None and 'function' in last):
-                last_fn = last['function']
-                last_fn['arguments'] = last_fn.get('arguments', '') + args
-                continue
-            call: dict[str, Any] = {'index': tc.index}
-            if tc.id is not None:
-                call['id'] = tc.id
-            if tc.type is not None and (tc.id is not None or name is not None):
-                call['type'] = tc.type
-            if fn is not None:
-                function: dict[str, str] = {}
-                if name is not None:
-                    function['name'] = name
-                if args is not None:
-                    function['arguments'] = args
-                call['function'] = function
-            calls.append(call)
-            last = call
-    if calls is None:
-        if reasoning is None:
-            return None if content is None else DeltaMessage(content=content)
-        if content is None:
-            return DeltaMessage(reasoning=reasoning)
-        return DeltaMessage(content=content, reasoning=reasoning)
-    out: dict[str, Any] = {'tool_calls': calls}
-    if content is not None:
-        out['content'] = content
-    if reasoning is not None:
-        out['reasoning'] = reasoning
-    return DeltaMessage(**out)
+    return _DELTAS.build(list(messages))
 
 
 class _Stream:
@@ -259,7 +213,7 @@ class _Stream:
         parser = self.parser
         if parser is None:
             parser = self.parser = self.new_parser()
-        return to_vllm_delta(parser.stream_chunk(text, token_ids))
+        return _DELTAS.feed(parser, text, token_ids)
 
     def finish(self) -> DeltaMessage | None:
         """Release what lmparse still holds (final=True), once."""
@@ -444,6 +398,11 @@ class LmparseToolParser(ParserEngineToolAdapter):
                 and all(offered._ctor_kwargs[k] is kwargs[k] for k in kwargs)):
             offered._link(self)
             self._linked = offered
+        self._link_checked = False
+        if self._stream.tools:
+            # Built here, as vLLM's parsers do their set-up in the constructor (the server's "parser
+            # creation" step), not in the first chunk; _check_link may still replace it.
+            self._stream.parser = self._stream.new_parser()
 
     @property
     def skip_reasoning_parsing(self) -> bool:
@@ -484,13 +443,13 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                      previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
-        stream = self._stream
-        if stream.parser is None:
+        if not self._link_checked:
+            self._link_checked = True
             self._check_link()
             stream = self._stream
-            if not stream.tools:
+            if stream.parser is None and not stream.tools:
                 stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
-        return stream.feed(delta_text, delta_token_ids)
+        return self._stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
         return self._stream.finish()

@@ -103,3 +103,22 @@ def test_extract_reasoning_reads_request_switches() -> None:
     off = cls(TOKENIZER).extract_reasoning(text, request(chat_template_kwargs={'enable_thinking': False}))
     assert off == (None, 'plain answer')
     assert thinking == ('plain answer', None)
+
+
+def test_deltas_built_as_vllm_constructs_them() -> None:
+    """The plugin's compiled DeltaMessage equals what vLLM's own constructors build from the same fields."""
+    import random
+
+    from lmparse.integrations import vllm as plugin
+    from lmparse.pydantic_state import same_instance
+    from tests.test_engine_types import _public, _random_chunk
+    from vllm.entrypoints.generate.base.protocol import DeltaMessage
+
+    builder = plugin._DELTAS
+    assert builder.fast and builder.DeltaMessage is DeltaMessage
+    rng = random.Random(3)
+    for _ in range(300):
+        chunk = _random_chunk(rng)
+        direct = builder.build(chunk)
+        if direct is not None:
+            assert same_instance(direct, _public(builder, chunk))
