@@ -84,6 +84,11 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'block_lead': '\n\n', 'invoke_element': 'invoke', 'parameter_element': 'parameter',
         'call_name_attribute': 'name', 'parameter_key_attribute': 'name', 'string_attribute': 'string',
         'string_attribute_values': ['true']}),
+    # namespace-marked elements (MiniMax M3): <mm:think> opened by the prompt only for thinking_mode="enabled"
+    'ns_elements': ({'open': '<mm:think>', 'close': '</mm:think>', 'message_field': 'reasoning_content',
+                     'open_tag_in_prompt': True, 'thinking_switches': [], 'thinking_values': [['thinking_mode', 'enabled']]},
+                    {'family': 'NsElementToolParser', 'namespace': ']<]minimax[>[', 'tool_calls_element': 'tool_call',
+                     'invoke_element': 'invoke', 'call_name_attribute': 'name'}),
     'sections_call_id': (THINK_PROMPT, {
         'family': 'SectionToolParser', 'section_begin': '<|tool_calls_section_begin|>',
         'section_end': '<|tool_calls_section_end|>', 'call_begin': '<|tool_call_begin|>',
@@ -121,6 +126,7 @@ REFUSED: dict[str, tuple[str, str]] = {
     'bare_json': ('tool_calls', 'no marker before them'),
     'pythonic_bare': ('tool_calls', 'no marker before them'),
     'xml_python_values': ('arguments', 'does not parse the template\'s own rendering'),
+    'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
 }
 
 
@@ -186,6 +192,14 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "forecast", '
         '"parameters": {"city": "Lima"}}]<|END_ACTION|><|START_RESPONSE|>Done <b>.<|END_RESPONSE|>',
         ('Done <b>.', 'Plan.', [('forecast', {'city': 'Lima'})])),
+    'ns_elements': (
+        'Hi <mm:think>Plan </city> it.</mm:think>Checking.\n]<]minimax[>[<tool_call>\n'
+        ']<]minimax[>[<invoke name="forecast">\n]<]minimax[>[<city>Oslo </city> <b>]<]minimax[>[</city>\n'
+        ']<]minimax[>[<days>2]<]minimax[>[</days>\n]<]minimax[>[<flags>]<]minimax[>[<item>a</item>]<]minimax[>[</item>'
+        ']<]minimax[>[<item>b]<]minimax[>[</item>]<]minimax[>[</flags>\n]<]minimax[>[</invoke>\n'
+        ']<]minimax[>[<invoke name="lookup">\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>',
+        ('Hi Checking.\n', 'Plan </city> it.',
+         [('forecast', {'city': 'Oslo </city> <b>', 'days': 2, 'flags': ['a</item>', 'b']}), ('lookup', {})])),
     'pythonic_tags': (
         'Calling.<|tool_call_start|>[forecast(city="Rome", days=3), lookup(flags=[true, null])]<|tool_call_end|>',
         ('Calling.', None, [('forecast', {'city': 'Rome', 'days': 3}), ('lookup', {'flags': [True, None]})])),
@@ -334,7 +348,8 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
-                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed'])
+                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed',
+                                  'ns_elements'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')
@@ -349,9 +364,9 @@ def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.Monkey
         assert getattr(tool, attr) == value, attr
     if reasoning is not None:
         assert (reasoning.reasoning_open_tag, reasoning.reasoning_close_tag, reasoning.open_tag_in_prompt,
-                tuple(reasoning.thinking_switches)) == (dialect.reasoning.open_tag, dialect.reasoning.close_tag,
-                                                        dialect.reasoning.open_tag_in_prompt,
-                                                        dialect.reasoning.thinking_switches)
+                tuple(reasoning.thinking_switches), tuple(reasoning.thinking_values)) == (
+            dialect.reasoning.open_tag, dialect.reasoning.close_tag, dialect.reasoning.open_tag_in_prompt,
+            dialect.reasoning.thinking_switches, dialect.reasoning.thinking_values)
     # the registered classes pass the same proof
     cls = BaseResponseParser.with_parsers('tpl-test' if reasoning else None, 'tpl-test')
     tpl = load_chat_template(TEMPLATES / f'{name}.jinja', special_tokens=TOKENS)

@@ -65,6 +65,7 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'glm47': ('xml_arg_key_value', 'default'),
     'minicpm5': ('xml_name_attribute', None),
     'minimax_m2': ('xml_invoke_parameter', 'minimax_m2'),
+    'minimax_m3': ('ns_elements', 'minimax_m3'),
     'deepseek-v32': ('dsml_typed', 'deepseek-v32'),
     'kimi_k2': ('sections_call_id', 'default'),
     'deepseek-v3': ('sections_fenced', 'deepseek_r1'),

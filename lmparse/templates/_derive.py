@@ -52,6 +52,7 @@ from typing import Any
 
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
+from lmparse.templates._derive_markup import derive_ns_elements, valued_settings
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
@@ -59,6 +60,7 @@ from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
@@ -86,9 +88,15 @@ _JSON_TYPES = {str: 'string', bool: 'boolean', int: 'integer', float: 'number', 
                type(None): 'null'}
 
 
-def _schema(args: dict[str, Any]) -> dict[str, Any]:
-    return {'type': 'object', 'properties': {k: {'type': _JSON_TYPES[type(v)]} for k, v in args.items()},
-            'required': list(args)}
+def _schema(value: Any) -> dict[str, Any]:
+    # typed all the way down, as real tools are: families that convert nested values by schema need it
+    out: dict[str, Any] = {'type': _JSON_TYPES[type(value)]}
+    if isinstance(value, dict):
+        out['properties'] = {k: _schema(v) for k, v in value.items()}
+        out['required'] = list(value)
+    elif isinstance(value, list) and value:
+        out['items'] = _schema(value[0])
+    return out
 
 
 TOOLS: list[dict[str, Any]] = [
@@ -188,7 +196,7 @@ def _settings(tpl: ChatTemplate) -> list[dict[str, Any]]:
     for var in THINKING_VARIABLES:
         if var in tpl.variables:
             out += [{var: True}, {var: False}]
-    return out
+    return out + valued_settings(tpl.source, tpl.variables, THINKING_VARIABLES)
 
 
 def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: str | None,
@@ -248,6 +256,7 @@ class ReasoningDeclaration:
     field: str
     open_tag_in_prompt: bool
     thinking_switches: tuple[str, ...]
+    thinking_values: tuple[tuple[str, Any], ...] = ()  # (variable, value): thinking_mode="enabled"
 
 
 def _reasoning_field(tpl: ChatTemplate, setting_list: list[dict[str, Any]]) -> str | None:
@@ -299,17 +308,21 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
         raise TemplateDerivationError('reasoning', f'the template renders {field_name!r} but not as the text of the '
                                                    'turn the model writes under any thinking setting')
     starts: dict[str, bool] = {}
+    valued: list[tuple[str, Any]] = []
     for key, outputs in by_setting.items():
         if outputs:
             prompt = outputs[0].prompt.rstrip()
             starts[key] = prompt.endswith(open_tag)
+            setting = outputs[0].setting
+            if starts[key] and len(setting) == 1 and not isinstance(next(iter(setting.values())), bool):
+                valued.extend(setting.items())
     default_key = _setting_key({})
     if not any(starts.values()):
         return ReasoningDeclaration(open_tag, close, field_name, False, ())
     if starts.get(default_key):
         return ReasoningDeclaration(open_tag, close, field_name, True, ())
     switches = tuple(var for var in THINKING_VARIABLES if starts.get(_setting_key({var: True})))
-    return ReasoningDeclaration(open_tag, close, field_name, True, switches)
+    return ReasoningDeclaration(open_tag, close, field_name, True, switches, tuple(valued))
 
 
 def _strip_reasoning(text: str, decl: ReasoningDeclaration | None) -> str:
@@ -685,9 +698,13 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
     return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
 
 
+def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_ns_elements(outputs, ToolDeclaration, NsElementToolParser)  # type: ignore[no-any-return]
+
+
 def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
     """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
-    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic):
+    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns):
         decl = derive(outputs)
         if decl is not None:
             return [decl]
@@ -732,7 +749,8 @@ def _reasoning_class(decl: ReasoningDeclaration, origin: str,
                      content_markers: tuple[str, ...] = ()) -> type[ReasoningParser]:
     attrs: dict[str, Any] = {'reasoning_open_tag': decl.open_tag, 'reasoning_close_tag': decl.close_tag,
                              'open_tag_in_prompt': decl.open_tag_in_prompt,
-                             'thinking_switches': decl.thinking_switches, 'content_markers': content_markers,
+                             'thinking_switches': decl.thinking_switches, 'thinking_values': decl.thinking_values,
+                             'content_markers': content_markers,
                              '__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {origin}.'}
     return type('DerivedReasoningParser', (DerivedReasoningParser,), attrs)
 
@@ -855,7 +873,9 @@ class DerivedDialect:
             'reasoning': None if self.reasoning is None else {
                 'open': self.reasoning.open_tag, 'close': self.reasoning.close_tag,
                 'message_field': self.reasoning.field, 'open_tag_in_prompt': self.reasoning.open_tag_in_prompt,
-                'thinking_switches': list(self.reasoning.thinking_switches)},
+                'thinking_switches': list(self.reasoning.thinking_switches),
+                **({'thinking_values': [list(v) for v in self.reasoning.thinking_values]}
+                   if self.reasoning.thinking_values else {})},
             'tool_calls': None if self.tools is None else {
                 'family': self.tools.base.__name__,
                 **{k: list(v) if isinstance(v, tuple) else v for k, v in self.tools.attrs.items()}},
