@@ -89,6 +89,14 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
                      'open_tag_in_prompt': True, 'thinking_switches': [], 'thinking_values': [['thinking_mode', 'enabled']]},
                     {'family': 'NsElementToolParser', 'namespace': ']<]minimax[>[', 'tool_calls_element': 'tool_call',
                      'invoke_element': 'invoke', 'call_name_attribute': 'name'}),
+    # XTML channels (Kimi K3): channel markers for reasoning, the answer and the end of the message
+    'xtml_channels': ({'open': '<|open|>think<|sep|>', 'close': '<|close|>think<|sep|>',
+                       'message_field': 'reasoning_content', 'open_tag_in_prompt': True, 'thinking_switches': []}, {
+        'family': 'DsmlToolParser', 'dsml_token': '', 'tag_open': '<|open|>', 'end_tag_open': '<|close|>',
+        'tag_close': '<|sep|>', 'tool_calls_block_name': 'tools', 'block_lead': '', 'invoke_element': 'call',
+        'parameter_element': 'argument', 'call_name_attribute': 'tool', 'parameter_key_attribute': 'key',
+        'string_attribute': 'type', 'string_attribute_values': ['string'],
+        'content_markers': ['<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>']}),
     'sections_call_id': (THINK_PROMPT, {
         'family': 'SectionToolParser', 'section_begin': '<|tool_calls_section_begin|>',
         'section_end': '<|tool_calls_section_end|>', 'call_begin': '<|tool_call_begin|>',
@@ -127,6 +135,7 @@ REFUSED: dict[str, tuple[str, str]] = {
     'pythonic_bare': ('tool_calls', 'no marker before them'),
     'xml_python_values': ('arguments', 'does not parse the template\'s own rendering'),
     'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
+    'xtml_unnamed_close': ('arguments', "closed by an end token, 'argument' and '<|sep|>'"),
 }
 
 
@@ -200,6 +209,14 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         ']<]minimax[>[<invoke name="lookup">\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>',
         ('Hi Checking.\n', 'Plan </city> it.',
          [('forecast', {'city': 'Oslo </city> <b>', 'days': 2, 'flags': ['a</item>', 'b']}), ('lookup', {})])),
+    'xtml_channels': (
+        'Plan <|close|>argument<|sep|> it.<|close|>think<|sep|><|open|>response<|sep|>Checking.<|close|>response<|sep|>'
+        '<|open|>tools<|sep|><|open|>call tool="forecast" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>'
+        'Oslo <|close|>call<|sep|> x<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>2'
+        '<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="lookup" index="2"<|sep|><|close|>call<|sep|>'
+        '<|close|>tools<|sep|><|close|>message<|sep|>',
+        ('Checking.', 'Plan <|close|>argument<|sep|> it.',
+         [('forecast', {'city': 'Oslo <|close|>call<|sep|> x', 'days': 2}), ('lookup', {})])),
     'pythonic_tags': (
         'Calling.<|tool_call_start|>[forecast(city="Rome", days=3), lookup(flags=[true, null])]<|tool_call_end|>',
         ('Calling.', None, [('forecast', {'city': 'Rome', 'days': 3}), ('lookup', {'flags': [True, None]})])),
@@ -349,7 +366,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
                                   'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed',
-                                  'ns_elements'])
+                                  'ns_elements', 'xtml_channels'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

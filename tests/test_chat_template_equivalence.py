@@ -68,6 +68,7 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'minimax_m3': ('ns_elements', 'minimax_m3'),
     'deepseek-v32': ('dsml_typed', 'deepseek-v32'),
     'kimi_k2': ('sections_call_id', 'default'),
+    'kimi_k3': ('xtml_channels', 'kimi_k3'),
     'deepseek-v3': ('sections_fenced', 'deepseek_r1'),
     'deepseek-v31': ('sections_name', 'deepseek-v31'),
     'lfm2': ('pythonic_tags', None),

@@ -47,12 +47,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
-from lmparse.templates._derive_markup import derive_ns_elements, valued_settings
+from lmparse.templates._derive_markup import (
+    channel_end, channel_reasoning, derive_channel_tags, derive_ns_elements, is_channel_marker,
+    stop_at_marker_boundary, valued_settings)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
@@ -159,6 +161,7 @@ class Rendered:
     setting: dict[str, Any]
     prompt: str
     output: str  # end-of-turn text cut
+    stop: str = ''  # the end-of-turn text that was cut
 
 
 def _setting_key(setting: dict[str, Any]) -> str:
@@ -215,6 +218,7 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
             continue
         raw.append((turn, full[len(prompt):]))
     suffix = _common_suffix([text for _, text in raw]) if len(raw) > 1 else ''
+    suffix = stop_at_marker_boundary([text for _, text in raw], suffix)
     if suffix and any(_PARTIAL_MARKER.search(text, 0, len(text) - len(suffix)) for _, text in raw) \
             and suffix.find('<') > 0:
         # the shared end starts inside different markers (<|END_RESPONSE|> / <|END_ACTION|>) before a whole
@@ -225,7 +229,8 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
         cut = len(text) - len(suffix)
         # nothing whole is shared: each turn stops on its own marker (<|eot_id|> / <|eom_id|>), never cut inside one
         partial = _PARTIAL_MARKER.search(text, 0, cut)
-        out.append(Rendered(turn, setting, prompt, text[:partial.start() if partial else cut]))
+        end = partial.start() if partial else cut
+        out.append(Rendered(turn, setting, prompt, text[:end], text[end:]))
     return out, skipped
 
 
@@ -284,11 +289,15 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
             if not between:
                 raise TemplateDerivationError('reasoning', 'nothing separates the reasoning from the content '
                                                            '(no close marker)')
-            pieces = [p for p in _SPECIAL.split(between) if p.strip()]
-            if len(pieces) > 1 and _SPECIAL.fullmatch(pieces[0]):
-                between = pieces[0]  # the close marker; what follows frames the answer (content markers)
             before = full[:i].rstrip()
-            found = next((m for m in _mirror(between) if before.endswith(m)), None)
+            channel = channel_reasoning(between, before)  # <|open|>think<|sep|> ... <|close|>think<|sep|>
+            pieces = [p for p in _SPECIAL.split(between) if p.strip()]
+            if channel is not None:
+                between = channel[0]
+            elif len(pieces) > 1 and _SPECIAL.fullmatch(pieces[0]):
+                between = pieces[0]  # the close marker; what follows frames the answer (content markers)
+            found = channel[1] if channel is not None else next((m for m in _mirror(between) if before.endswith(m)),
+                                                                None)
             if found is None:
                 last = _LAST_MARKER.search(before)
                 found = last.group(1) if last else None
@@ -702,9 +711,14 @@ def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
     return derive_ns_elements(outputs, ToolDeclaration, NsElementToolParser)  # type: ignore[no-any-return]
 
 
+def _derive_channel_tags(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_channel_tags(outputs, ToolDeclaration, DsmlToolParser)  # type: ignore[no-any-return]
+
+
 def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
     """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
-    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns):
+    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns,
+                   _derive_channel_tags):
         decl = derive(outputs)
         if decl is not None:
             return [decl]
@@ -740,7 +754,7 @@ def _content_markers(outputs: list[Rendered], reasoning: ReasoningDeclaration | 
     if i < 0:
         return ()
     found = [m for m in (text[:i].strip(), text[i + len(CONTENT):].strip()) if m]
-    if not all(_SPECIAL.fullmatch(m) for m in found):
+    if not all(_SPECIAL.fullmatch(m) or is_channel_marker(m) for m in found):
         return ()  # not single markers: the proof says whether the text around the answer is a problem
     return tuple(found)
 
@@ -945,8 +959,14 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if markers:
         notes.append(f'content: the template frames the answer in {" ... ".join(markers)} (content markers)')
     origin = tpl.origin
-    r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     every = [r for outs in by_setting.values() for r in outs]
+    end = channel_end([r.stop for r in every])
+    if end is not None:
+        # a multi-token end of turn the model writes: dropped as a content marker, and proved so
+        markers += (end,)
+        notes.append(f'content: every turn ends with the channel marker {end} (a content marker)')
+        every += [replace(r, output=r.output + end, stop='') for r in every]
+    r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
         notes.append(f'content: the template drops the content of {", ".join(dropped)}')

@@ -1,4 +1,4 @@
-"""Derivation for markup the generic readers in ``_derive`` do not cover: namespace-marked elements.
+"""Derivation for markup the generic readers in ``_derive`` do not cover: namespaces, channels, valued switches.
 
 - **Valued thinking switches.** A template that opens reasoning for a
   *value* of a variable (``thinking_mode == "enabled"``, MiniMax M3) rather
@@ -12,6 +12,19 @@
   ``NS</INVOKE>``, ``NS</BLOCK>``, on :class:`NsElementToolParser`. The
   namespace is the text the template writes before the invoke tag, a
   parameter tag and a parameter close tag alike.
+- **Channel markers** (Kimi K3's XTML): a marker written as a special
+  token, a label and a special token (``<|close|>think<|sep|>``) is one
+  marker: the reasoning channel's close and its open (the same label after
+  another token), the answer channel around the content (content markers),
+  and an end of turn that is such a channel close (``<|close|>message<|sep|>``:
+  several tokens, so no engine stop token; the model writes it, the
+  dialect drops it as a content marker). The stop sequence is never cut
+  inside one.
+- **Channel-delimited attribute tags** (Kimi K3): ``OPEN BLOCK SEP``,
+  ``OPEN INVOKE ATTR="NAME" ... SEP``, ``OPEN PARAM KEY="K" [TYPE="T"] SEP
+  value END PARAM SEP``: the attribute-named family
+  (:class:`DsmlToolParser`) with ``tag_open`` / ``end_tag_open`` /
+  ``tag_close`` as the template writes them.
 """
 from __future__ import annotations
 
@@ -20,7 +33,8 @@ from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
 
-__all__ = ['derive_ns_elements', 'valued_settings']
+__all__ = ['channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_ns_elements', 'is_channel_marker',
+           'stop_at_marker_boundary', 'valued_settings']
 
 # a variable the template compares with strings counts as a thinking switch when its name says so
 _THINKING_NAME = re.compile(r'think', re.IGNORECASE)
@@ -88,3 +102,119 @@ def derive_ns_elements(outputs: dict[str, str], declaration: Any, base: type) ->
     attrs = {'namespace': ns, 'tool_calls_element': name, 'invoke_element': invoke.group('el'),
              'call_name_attribute': invoke.group('attr')}
     return declaration('namespace elements', base, attrs)
+
+
+# ---- channel markers -------------------------------------------------------------------------------
+
+_TOKEN = r'<\|[A-Za-z_]\w*\|>'
+CHANNEL = re.compile(f'({_TOKEN})([A-Za-z_][^<>|\n]*?)({_TOKEN})')
+
+
+def is_channel_marker(text: str) -> bool:
+    """``<|close|>think<|sep|>``: a special token, a label, a special token."""
+    return CHANNEL.fullmatch(text) is not None
+
+
+def channel_reasoning(between: str, before: str) -> tuple[str, str] | None:
+    """(close, open) when the text after the reasoning starts with a channel close (``<|close|>think<|sep|>``)
+    and the text before it ends with the same channel's open (``<|open|>think<|sep|>``)."""
+    close = CHANNEL.match(between)
+    if close is None:
+        return None
+    for found in reversed(list(CHANNEL.finditer(before))):
+        if found.end() == len(before) and found.group(2) == close.group(2) and found.group(3) == close.group(3) \
+                and found.group(1) != close.group(1):
+            return close.group(0), found.group(0)
+    return None
+
+
+def stop_at_marker_boundary(texts: list[str], suffix: str) -> str:
+    """The shared end of turn, moved out of any channel marker it would cut (``<|close|>response<|sep|>`` and
+    ``<|close|>tools<|sep|>`` share ``<|sep|>``: the stop sequence starts after them)."""
+    keep = len(suffix)
+    for text in texts:
+        cut = len(text) - keep
+        for found in CHANNEL.finditer(text, max(0, cut - 200)):
+            if found.start() < cut < found.end():
+                keep = len(text) - found.end()
+                break
+    return suffix[len(suffix) - keep:] if keep else ''
+
+
+def channel_end(stops: list[str]) -> str | None:
+    """The end of turn every rendering shares, when it is one channel marker (``<|close|>message<|sep|>``)."""
+    ends = {stop.strip() for stop in stops}
+    if len(ends) == 1:
+        end = ends.pop()
+        if is_channel_marker(end):
+            return end
+    return None
+
+
+# ---- channel-delimited attribute tags ---------------------------------------------------------------
+
+def _tag(open_tag: str, close: str, value: str) -> re.Pattern[str]:
+    return re.compile(re.escape(open_tag) + r'(?P<el>[A-Za-z_][\w.-]*) (?P<attr>[\w:-]+)="' + re.escape(value)
+                      + r'"(?P<rest>[^<>]*?)' + re.escape(close))
+
+
+def derive_channel_tags(outputs: dict[str, str], declaration: Any, base: type) -> Any:
+    """A ``declaration(family, base, attrs)`` for attribute-named tags delimited by special tokens
+    (``<|open|>call tool="NAME"<|sep|>``), None when the call is not written so;
+    :class:`TemplateDerivationError` when it is, in a shape the attribute-named family cannot read."""
+    one = outputs['one call']
+    invoke = re.search(f'(?P<open>{_TOKEN})(?P<el>[A-Za-z_][\\w.-]*) (?P<attr>[\\w:-]+)="get_weather"'
+                       f'(?P<rest>[^<>]*?)(?P<close>{_TOKEN})', one)
+    if invoke is None:
+        return None
+    where = f'in the rendered call {one!r}'
+    open_tag, sep = invoke.group('open'), invoke.group('close')
+    params = {}
+    for key in ('city', 'days'):
+        params[key] = _tag(open_tag, sep, key).search(one, invoke.end())
+        if params[key] is None:
+            raise TemplateDerivationError('arguments', f'no {open_tag}PARAMETER KEY="{key}"{sep} tag for the '
+                                                       f'argument {key!r} {where}')
+    city, days = params['city'], params['days']
+    assert city is not None and days is not None
+    if (city.group('el'), city.group('attr')) != (days.group('el'), days.group('attr')):
+        raise TemplateDerivationError('arguments', f'the arguments are written with different tags '
+                                                   f'({city.group(0)!r}, {days.group(0)!r}) {where}')
+    element = city.group('el')
+    from lmparse.templates._derive import ARGUMENTS
+
+    value = ARGUMENTS['get_weather']['city']
+    end = re.match(f'({_TOKEN})' + re.escape(element) + re.escape(sep), one[city.end() + len(value):])
+    if not one.startswith(value, city.end()) or end is None:
+        raise TemplateDerivationError('arguments', f'a string value is not written as it is and closed by an '
+                                                   f'end token, {element!r} and {sep!r} (the attribute-named family '
+                                                   f'needs the close tag to name the argument element) {where}')
+    end_open = end.group(1)
+    block = None
+    for found in re.finditer(re.escape(open_tag) + r'(?P<block>[A-Za-z_][\w.-]*)' + re.escape(sep),
+                             one[:invoke.start()]):
+        block = found
+    if block is None or one[block.end():invoke.start()].strip():
+        raise TemplateDerivationError('tool_calls', f'no {open_tag}BLOCK{sep} tag right before the first call '
+                                                    f'{where}')
+    name = block.group('block')
+    for closing in (f'{end_open}{invoke.group("el")}{sep}', f'{end_open}{name}{sep}'):
+        if closing not in one[days.end():]:
+            raise TemplateDerivationError('tool_calls', f'the calls do not close with {closing!r} {where}')
+    attrs: dict[str, Any] = {
+        'dsml_token': '', 'tag_open': open_tag, 'end_tag_open': end_open, 'tag_close': sep,
+        'tool_calls_block_name': name, 'block_lead': '', 'invoke_element': invoke.group('el'),
+        'parameter_element': element, 'call_name_attribute': invoke.group('attr'),
+        'parameter_key_attribute': city.group('attr')}
+    typed = [re.fullmatch(r'\s*([\w:-]+)="([^"]*)"\s*', p.group('rest')) for p in (city, days)]
+    if typed[0] and typed[1] and typed[0].group(1) == typed[1].group(1) and typed[0].group(2) != typed[1].group(2):
+        attrs['string_attribute'] = typed[0].group(1)
+        attrs['string_attribute_values'] = (typed[0].group(2),)
+    elif not city.group('rest').strip() and not days.group('rest').strip():
+        attrs['string_attribute'] = None
+        attrs['schema_typed_values'] = True  # no type marker: the request's schema types each value
+    else:
+        raise TemplateDerivationError('arguments', f'the argument tags carry attributes ({city.group("rest")!r}, '
+                                                   f'{days.group("rest")!r}) that are neither one type attribute '
+                                                   f'telling text from JSON nor absent {where}')
+    return declaration('attribute-named', base, attrs)
