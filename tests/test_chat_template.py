@@ -49,6 +49,11 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
     'json_array_tags': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<tool_calls>',
                                'tool_close_tag': '</tool_calls>', 'name_field': 'name', 'argument_field': 'arguments',
                                'envelope_array': True}),
+    # name-keyed envelopes (Apertus): {"NAME": {args}} in an array
+    'json_name_keyed': ({'open': '<|inner_prefix|>', 'close': '<|inner_suffix|>', 'message_field': 'reasoning_content',
+                         'open_tag_in_prompt': False, 'thinking_switches': []},
+                        {'family': 'JsonToolParser', 'tool_open_tag': '<|tools_prefix|>',
+                         'tool_close_tag': '<|tools_suffix|>', 'name_as_key': True, 'envelope_array': True}),
     'json_parameters_special': (THINK_PROMPT, {'family': 'JsonToolParser', 'tool_open_tag': '<|action_start|><|plugin|>',
                                                'tool_close_tag': '<|action_end|>', 'name_field': 'name',
                                                'argument_field': 'parameters'}),
@@ -135,6 +140,7 @@ REFUSED: dict[str, tuple[str, str]] = {
     'pythonic_bare': ('tool_calls', 'no marker before them'),
     'xml_python_values': ('arguments', 'does not parse the template\'s own rendering'),
     'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
+    'json_name_keyed_merged': ('tool_calls', 'several calls are keys of one JSON object'),
     'xtml_unnamed_close': ('arguments', "closed by an end token, 'argument' and '<|sep|>'"),
 }
 
@@ -217,6 +223,11 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         '<|close|>tools<|sep|><|close|>message<|sep|>',
         ('Checking.', 'Plan <|close|>argument<|sep|> it.',
          [('forecast', {'city': 'Oslo <|close|>call<|sep|> x', 'days': 2}), ('lookup', {})])),
+    'json_name_keyed': (
+        '<|inner_prefix|>Plan <|tools_suffix|>] it.<|inner_suffix|><|tools_prefix|>[{"forecast": {"city": '
+        '"Oslo <|tools_suffix|>", "days": 2}}, {"lookup": {}}]<|tools_suffix|>Done.',
+        ('Done.', 'Plan <|tools_suffix|>] it.',
+         [('forecast', {'city': 'Oslo <|tools_suffix|>', 'days': 2}), ('lookup', {})])),
     'pythonic_tags': (
         'Calling.<|tool_call_start|>[forecast(city="Rome", days=3), lookup(flags=[true, null])]<|tool_call_end|>',
         ('Calling.', None, [('forecast', {'city': 'Rome', 'days': 3}), ('lookup', {'flags': [True, None]})])),
@@ -366,7 +377,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
                                   'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed',
-                                  'ns_elements', 'xtml_channels'])
+                                  'ns_elements', 'xtml_channels', 'json_name_keyed'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

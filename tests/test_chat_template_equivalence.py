@@ -61,6 +61,7 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'internlm': ('json_parameters_special', 'default'),
     'llama3': ('json_python_tag', 'default'),
     'jamba': ('json_array_tags', None),
+    'apertus': ('json_name_keyed', 'apertus2509'),
     'qwen3coder': ('xml_function_parameter', 'default'),
     'glm47': ('xml_arg_key_value', 'default'),
     'minicpm5': ('xml_name_attribute', None),

@@ -53,7 +53,7 @@ from typing import Any
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
 from lmparse.templates._derive_markup import (
-    channel_end, channel_reasoning, derive_channel_tags, derive_ns_elements, is_channel_marker,
+    channel_end, channel_reasoning, derive_channel_tags, derive_name_keyed, derive_ns_elements, is_channel_marker,
     stop_at_marker_boundary, valued_settings)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
@@ -711,13 +711,17 @@ def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
     return derive_ns_elements(outputs, ToolDeclaration, NsElementToolParser)  # type: ignore[no-any-return]
 
 
+def _derive_name_keyed(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_name_keyed(outputs, ToolDeclaration, JsonToolParser)  # type: ignore[no-any-return]
+
+
 def _derive_channel_tags(outputs: dict[str, str]) -> ToolDeclaration | None:
     return derive_channel_tags(outputs, ToolDeclaration, DsmlToolParser)  # type: ignore[no-any-return]
 
 
 def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
     """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
-    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns,
+    for derive in (_derive_json, _derive_name_keyed, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns,
                    _derive_channel_tags):
         decl = derive(outputs)
         if decl is not None:

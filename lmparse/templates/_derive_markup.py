@@ -12,6 +12,8 @@
   ``NS</INVOKE>``, ``NS</BLOCK>``, on :class:`NsElementToolParser`. The
   namespace is the text the template writes before the invoke tag, a
   parameter tag and a parameter close tag alike.
+- **Name-keyed JSON envelopes** (Apertus): ``{"NAME": {arguments}}``, alone
+  or in a JSON array, after a marker: the JSON family's ``name_as_key``.
 - **Channel markers** (Kimi K3's XTML): a marker written as a special
   token, a label and a special token (``<|close|>think<|sep|>``) is one
   marker: the reasoning channel's close and its open (the same label after
@@ -33,7 +35,7 @@ from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
 
-__all__ = ['channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_ns_elements', 'is_channel_marker',
+__all__ = ['channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_name_keyed', 'derive_ns_elements', 'is_channel_marker',
            'stop_at_marker_boundary', 'valued_settings']
 
 # a variable the template compares with strings counts as a thinking switch when its name says so
@@ -107,7 +109,8 @@ def derive_ns_elements(outputs: dict[str, str], declaration: Any, base: type) ->
 # ---- channel markers -------------------------------------------------------------------------------
 
 _TOKEN = r'<\|[A-Za-z_]\w*\|>'
-CHANNEL = re.compile(f'({_TOKEN})([A-Za-z_][^<>|\n]*?)({_TOKEN})')
+# the label: a word and maybe attributes (<|open|>call tool="x" index="1"<|sep|>), never free text
+CHANNEL = re.compile(f'({_TOKEN})([A-Za-z_][\\w.-]*(?: [\\w:-]+="[^"<>]*")*)({_TOKEN})')
 
 
 def is_channel_marker(text: str) -> bool:
@@ -218,3 +221,37 @@ def derive_channel_tags(outputs: dict[str, str], declaration: Any, base: type) -
                                                    f'{days.group("rest")!r}) that are neither one type attribute '
                                                    f'telling text from JSON nor absent {where}')
     return declaration('attribute-named', base, attrs)
+
+
+# ---- name-keyed JSON envelopes ---------------------------------------------------------------------
+
+def derive_name_keyed(outputs: dict[str, str], declaration: Any, base: type) -> Any:
+    """A ``declaration(family, base, attrs)`` for ``OPEN [{"NAME": {args}}, ...] CLOSE`` (``name_as_key``), None
+    when no JSON value in the call is a one-key envelope of the name; :class:`TemplateDerivationError` for a
+    name-keyed shape the JSON family cannot read."""
+    from lmparse.templates._derive import ARGUMENTS, _canonical, _json_values
+
+    one = outputs['one call']
+    want = _canonical(ARGUMENTS['get_weather'])
+    for start, end, value in _json_values(one):
+        array = isinstance(value, list) and len(value) == 1
+        obj = value[0] if array else value
+        if not (isinstance(obj, dict) and len(obj) == 1 and isinstance(obj.get('get_weather'), dict)
+                and _canonical(obj['get_weather']) == want):
+            continue
+        for _, _, both in _json_values(outputs['two calls']):
+            for item in both if isinstance(both, list) else [both]:
+                if isinstance(item, dict) and {'get_weather', 'search_docs'} <= set(item):
+                    raise TemplateDerivationError('tool_calls', 'several calls are keys of one JSON object '
+                                                                '({"get_weather": {...}, "search_docs": {...}}); the '
+                                                                'JSON family reads one call per name-keyed envelope')
+        open_tag, close = one[:start].strip(), one[end:].strip() or None
+        if not open_tag:
+            raise TemplateDerivationError('tool_calls', 'name-keyed JSON calls with no marker before them (a bare '
+                                                        'JSON value in the text); a derived dialect needs an open '
+                                                        'marker')
+        attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': close, 'name_as_key': True}
+        if array:
+            attrs['envelope_array'] = True
+        return declaration('json', base, attrs)
+    return None
