@@ -127,6 +127,12 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>', 'tool_close_tag': '<|END_ACTION|>',
          'name_field': 'tool_name', 'argument_field': 'parameters', 'envelope_array': True,
          'content_markers': ['<|START_RESPONSE|>', '<|END_RESPONSE|>']}),
+    # no marker before the calls: the built-in bare readings (llama3_json, pythonic), their open markers kept
+    'bare_json': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|python_tag|>', 'tool_close_tag': None,
+                         'name_field': 'name', 'argument_field': 'parameters', 'argument_field_aliases': ['arguments'],
+                         'bare_call_open': '{'}),
+    'pythonic_bare': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|python_start|>',
+                             'tool_close_tag': '<|python_end|>', 'bare_call_open': '[', 'json_literals': True}),
     'pythonic_tags': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|tool_call_start|>',
                              'tool_close_tag': '<|tool_call_end|>', 'json_literals': True}),
     'pythonic_no_brackets': (THINK_PROMPT, {'family': 'PythonicToolParser', 'tool_open_tag': '<function_calls>',
@@ -136,8 +142,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
 
 REFUSED: dict[str, tuple[str, str]] = {
     'plain_chat': ('template', 'neither reasoning nor tool calls'),
-    'bare_json': ('tool_calls', 'no marker before them'),
-    'pythonic_bare': ('tool_calls', 'no marker before them'),
+    'bare_json_after_content': ('tool_calls', 'the built-in llama3_json reading (a bare call at the start of the '
+                                              'response) does not parse'),
     'xml_python_values': ('arguments', 'does not parse the template\'s own rendering'),
     'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
     'json_name_keyed_merged': ('tool_calls', 'several calls are keys of one JSON object'),
@@ -377,7 +383,7 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
                                   'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed',
-                                  'ns_elements', 'xtml_channels', 'json_name_keyed'])
+                                  'ns_elements', 'xtml_channels', 'json_name_keyed', 'bare_json', 'pythonic_bare'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')

@@ -61,11 +61,11 @@ def test_which_prefers_the_table(model: Path) -> None:
 
 
 def test_which_says_why_derivation_failed(capsys: Any, model: Path) -> None:
-    shutil.copy(TEMPLATES / 'bare_json.jinja', model / 'chat_template.jinja')
+    shutil.copy(TEMPLATES / 'bare_json_after_content.jinja', model / 'chat_template.jinja')
     with pytest.raises(UnknownModelError) as info:
         parsers_for_model(model)
     assert 'no dialect derived from its chat template' in info.value.reason
-    assert '(tool_calls): JSON calls with no marker before them' in info.value.reason
+    assert '(tool_calls): calls with no marker before them' in info.value.reason
     code, _, err = run(capsys, 'which', str(model))
     assert code == 1 and 'no marker before them' in err
 
@@ -91,7 +91,7 @@ def test_parse_with_the_chat_template(capsys: Any, model: Path, tmp_path: Path) 
                           for c in doc['tool_calls']]} == want
     code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(model), '--tool-parser', 'qwen3')
     assert code == 1 and '--chat-template derives the parsers' in err
-    code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(TEMPLATES / 'pythonic_bare.jinja'))
+    code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(TEMPLATES / 'ns_elements_bare.jinja'))
     assert code == 1 and 'cannot derive a dialect from the chat template (tool_calls)' in err
 
 

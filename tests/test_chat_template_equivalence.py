@@ -73,6 +73,8 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'deepseek-v3': ('sections_fenced', 'deepseek_r1'),
     'deepseek-v31': ('sections_name', 'deepseek-v31'),
     'lfm2': ('pythonic_tags', None),
+    'llama3_json': ('bare_json', None),
+    'pythonic': ('pythonic_bare', None),
     'olmo3': ('pythonic_no_brackets', None),
 }
 # Gemma 4: its fixtures only; the built-in also reads a bare ':' call prefix the property lane generates

@@ -53,7 +53,7 @@ from typing import Any
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
 from lmparse.templates._derive_markup import (
-    channel_end, channel_reasoning, derive_channel_tags, derive_name_keyed, derive_ns_elements, is_channel_marker,
+    bare_failure, bare_json, bare_note, bare_pythonic, channel_end, channel_reasoning, derive_channel_tags, derive_name_keyed, derive_ns_elements, is_channel_marker,
     stop_at_marker_boundary, valued_settings)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
@@ -405,8 +405,7 @@ def _derive_json(outputs: dict[str, str]) -> ToolDeclaration | None:
         open_tag = one[:start].strip()
         close_tag = one[end:].strip() or None
         if not open_tag:
-            raise TemplateDerivationError('tool_calls', 'JSON calls with no marker before them (a bare JSON object '
-                                                        'in the text); a derived dialect needs an open marker')
+            return bare_json(fields, array, close_tag, ToolDeclaration, JsonToolParser)  # type: ignore[no-any-return]
         attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': close_tag,
                                  'name_field': fields[0], 'argument_field': fields[1]}
         if array:
@@ -559,10 +558,7 @@ def _derive_pythonic(outputs: dict[str, str]) -> ToolDeclaration | None:
         before, after = before[:-1].strip(), after[1:].strip()
     attrs: dict[str, Any] = {'tool_open_tag': before or None, 'tool_close_tag': after or None}
     if not before:
-        # a family dialect needs an open marker; a bare list is what the built-in ``pythonic`` dialect reads
-        raise TemplateDerivationError('tool_calls', 'pythonic calls with no marker before them (a bare list in the '
-                                                    'text); a derived dialect needs an open marker (the built-in '
-                                                    '"pythonic" dialect reads bare lists)')
+        return bare_pythonic(brackets, after, json_words, ToolDeclaration, PythonicToolParser)  # type: ignore[no-any-return]
     if not brackets:
         attrs['call_list_brackets'] = False
     if json_words:
@@ -987,7 +983,10 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         break
     else:
         assert first_failure is not None
-        raise first_failure
+        raise bare_failure(candidates[0].family if candidates[0] is not None else '', first_failure)
+    note = bare_note(tools.family) if tools is not None else None
+    if note:
+        notes.append(note)
     if string_arguments:
         notes.append('tool calls: the template renders arguments given as a JSON string (not as a dict)')
     return DerivedDialect(origin, r_cls, t_cls, reasoning, tools, tuple(notes), markers,

@@ -14,6 +14,13 @@
   parameter tag and a parameter close tag alike.
 - **Name-keyed JSON envelopes** (Apertus): ``{"NAME": {arguments}}``, alone
   or in a JSON array, after a marker: the JSON family's ``name_as_key``.
+- **Bare calls** (no marker before them): a JSON envelope or a Python list of
+  calls at the start of the turn is what the built-in ``llama3_json`` /
+  ``pythonic`` dialects read as a bare call (their ``bare_call_open``). The
+  compiled families start a block only at an open marker, so the declaration
+  keeps the built-in's (``<|python_tag|>``, ``<|python_start|>``, never
+  written by the template) with the template's field names and literals;
+  the proof then decides (a bare call after content, say, is not read).
 - **Channel markers** (Kimi K3's XTML): a marker written as a special
   token, a label and a special token (``<|close|>think<|sep|>``) is one
   marker: the reasoning channel's close and its open (the same label after
@@ -35,7 +42,7 @@ from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
 
-__all__ = ['channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_name_keyed', 'derive_ns_elements', 'is_channel_marker',
+__all__ = ['bare_failure', 'bare_json', 'bare_note', 'bare_pythonic', 'channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_name_keyed', 'derive_ns_elements', 'is_channel_marker',
            'stop_at_marker_boundary', 'valued_settings']
 
 # a variable the template compares with strings counts as a thinking switch when its name says so
@@ -255,3 +262,67 @@ def derive_name_keyed(outputs: dict[str, str], declaration: Any, base: type) -> 
             attrs['envelope_array'] = True
         return declaration('json', base, attrs)
     return None
+
+
+# ---- bare calls: the built-in bare readings --------------------------------------------------------
+
+BARE_JSON, BARE_PYTHONIC = 'bare json', 'bare pythonic'
+_BARE_BUILTIN = {BARE_JSON: 'llama3_json', BARE_PYTHONIC: 'pythonic'}
+
+
+def _builtin(name: str) -> type:
+    from lmparse.registry import ToolParserManager
+
+    return ToolParserManager.get(name)  # type: ignore[no-any-return]
+
+
+def bare_json(fields: tuple[str, str], array: bool, close: str | None, declaration: Any, base: type) -> Any:
+    """The declaration for ``{"NAME_FIELD": name, "ARG_FIELD": {...}}`` written with no marker before it: the built-in
+    ``llama3_json`` reading with the template's field names (a bare array or a close marker after it is refused)."""
+    what = 'JSON calls with no marker before them (a bare JSON object in the text)'
+    if array or close:
+        raise TemplateDerivationError('tool_calls', f'{what}, {"in an array" if array else f"closed by {close!r}"}: '
+                                                    'the JSON family reads a bare call only as one object at the '
+                                                    'start of the response (the built-in llama3_json reading)')
+    builtin = _builtin(_BARE_BUILTIN[BARE_JSON])
+    aliases = tuple(a for a in (builtin.argument_field, *builtin.argument_field_aliases) if a != fields[1])
+    attrs = {'tool_open_tag': builtin.tool_open_tag, 'tool_close_tag': builtin.tool_close_tag,
+             'name_field': fields[0], 'argument_field': fields[1], 'argument_field_aliases': aliases,
+             'bare_call_open': builtin.bare_call_open}
+    return declaration(BARE_JSON, base, attrs)
+
+
+def bare_pythonic(brackets: bool, close: str | None, json_words: bool, declaration: Any, base: type) -> Any:
+    """The declaration for ``[NAME(k=v, ...), ...]`` with no marker before it: the built-in ``pythonic`` reading
+    (``json_literals`` when the template writes true / false / null)."""
+    what = 'pythonic calls with no marker before them'
+    if not brackets or close:
+        raise TemplateDerivationError('tool_calls', f'{what}, {"not in a [...] list" if not brackets else f"closed by {close!r}"}'
+                                                    ': the pythonic family reads a bare call only as a [...] list at '
+                                                    'the start of the response (the built-in pythonic reading)')
+    builtin = _builtin(_BARE_BUILTIN[BARE_PYTHONIC])
+    attrs: dict[str, Any] = {'tool_open_tag': builtin.tool_open_tag, 'tool_close_tag': builtin.tool_close_tag,
+                             'bare_call_open': builtin.bare_call_open}
+    if json_words:
+        attrs['json_literals'] = True
+    return declaration(BARE_PYTHONIC, base, attrs)
+
+
+def bare_note(family: str) -> str | None:
+    """What a derived dialect with a bare reading says about it (None for other families)."""
+    builtin = _BARE_BUILTIN.get(family)
+    if builtin is None:
+        return None
+    tag = _builtin(builtin).tool_open_tag
+    return (f'tool calls: written with no marker before them, read as the built-in {builtin} reads a bare call (at the '
+            f'start of the response); its open marker {tag} is kept, the template never writes it')
+
+
+def bare_failure(family: str, err: TemplateDerivationError) -> TemplateDerivationError:
+    """The refusal of a bare reading the proof rejected: what was tried, and the proof's disagreement."""
+    builtin = _BARE_BUILTIN.get(family)
+    if builtin is None:
+        return err
+    return TemplateDerivationError('tool_calls', f'calls with no marker before them; the built-in {builtin} reading '
+                                                 f'(a bare call at the start of the response) does not parse the '
+                                                 f'template\'s renderings: {err.reason}')
