@@ -91,7 +91,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'string_attribute_values': ['true']}),
     # namespace-marked elements (MiniMax M3): <mm:think> opened by the prompt only for thinking_mode="enabled"
     'ns_elements': ({'open': '<mm:think>', 'close': '</mm:think>', 'message_field': 'reasoning_content',
-                     'open_tag_in_prompt': True, 'thinking_switches': [], 'thinking_values': [['thinking_mode', 'enabled']]},
+                     'open_tag_in_prompt': True, 'thinking_switches': [],
+                     'thinking_values': [['thinking_mode', 'enabled']]},
                     {'family': 'NsElementToolParser', 'namespace': ']<]minimax[>[', 'tool_calls_element': 'tool_call',
                      'invoke_element': 'invoke', 'call_name_attribute': 'name'}),
     # XTML channels (Kimi K3): channel markers for reasoning, the answer and the end of the message
@@ -223,8 +224,9 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
          [('forecast', {'city': 'Oslo </city> <b>', 'days': 2, 'flags': ['a</item>', 'b']}), ('lookup', {})])),
     'xtml_channels': (
         'Plan <|close|>argument<|sep|> it.<|close|>think<|sep|><|open|>response<|sep|>Checking.<|close|>response<|sep|>'
-        '<|open|>tools<|sep|><|open|>call tool="forecast" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>'
-        'Oslo <|close|>call<|sep|> x<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>2'
+        '<|open|>tools<|sep|><|open|>call tool="forecast" index="1"<|sep|>'
+        '<|open|>argument key="city" type="string"<|sep|>Oslo <|close|>call<|sep|> x<|close|>argument<|sep|>'
+        '<|open|>argument key="days" type="integer"<|sep|>2'
         '<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="lookup" index="2"<|sep|><|close|>call<|sep|>'
         '<|close|>tools<|sep|><|close|>message<|sep|>',
         ('Checking.', 'Plan <|close|>argument<|sep|> it.',

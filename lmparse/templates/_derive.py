@@ -34,6 +34,10 @@
      each argument name and each value found in order: XML-like markup
      (:class:`XmlToolParser`; the markers between them are the function /
      argument / value markers).
+
+   Namespace elements (MiniMax M3), special-token channel tags and markers
+   (Kimi K3), name-keyed envelopes (Apertus), bare calls and valued thinking
+   switches (``thinking_mode="enabled"``): ``_derive_markup``.
 3. **Prove.** The declarations become classes on those compiled families and
    parse every rendering back, streamed at 1, 4 and 16 characters and whole,
    under a request carrying the setting's thinking switch and the tools'
@@ -53,8 +57,8 @@ from typing import Any
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
 from lmparse.templates._derive_markup import (
-    bare_failure, bare_json, bare_note, bare_pythonic, channel_end, channel_reasoning, derive_channel_tags, derive_name_keyed, derive_ns_elements, is_channel_marker,
-    stop_at_marker_boundary, valued_settings)
+    bare_failure, bare_json, bare_note, bare_pythonic, channel_end, channel_reasoning, derive_channel_tags,
+    derive_name_keyed, derive_ns_elements, is_channel_marker, stop_at_marker_boundary, valued_settings)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
@@ -405,7 +409,8 @@ def _derive_json(outputs: dict[str, str]) -> ToolDeclaration | None:
         open_tag = one[:start].strip()
         close_tag = one[end:].strip() or None
         if not open_tag:
-            return bare_json(fields, array, close_tag, ToolDeclaration, JsonToolParser)  # type: ignore[no-any-return]
+            decl: ToolDeclaration = bare_json(fields, array, close_tag, ToolDeclaration, JsonToolParser)
+            return decl
         attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': close_tag,
                                  'name_field': fields[0], 'argument_field': fields[1]}
         if array:
@@ -558,7 +563,8 @@ def _derive_pythonic(outputs: dict[str, str]) -> ToolDeclaration | None:
         before, after = before[:-1].strip(), after[1:].strip()
     attrs: dict[str, Any] = {'tool_open_tag': before or None, 'tool_close_tag': after or None}
     if not before:
-        return bare_pythonic(brackets, after, json_words, ToolDeclaration, PythonicToolParser)  # type: ignore[no-any-return]
+        decl: ToolDeclaration = bare_pythonic(brackets, after, json_words, ToolDeclaration, PythonicToolParser)
+        return decl
     if not brackets:
         attrs['call_list_brackets'] = False
     if json_words:
@@ -717,8 +723,8 @@ def _derive_channel_tags(outputs: dict[str, str]) -> ToolDeclaration | None:
 
 def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
     """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
-    for derive in (_derive_json, _derive_name_keyed, _derive_sections, _derive_header, _derive_brace, _derive_pythonic, _derive_ns,
-                   _derive_channel_tags):
+    for derive in (_derive_json, _derive_name_keyed, _derive_sections, _derive_header, _derive_brace,
+                   _derive_pythonic, _derive_ns, _derive_channel_tags):
         decl = derive(outputs)
         if decl is not None:
             return [decl]

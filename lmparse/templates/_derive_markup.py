@@ -42,7 +42,8 @@ from typing import Any
 
 from lmparse.templates._errors import TemplateDerivationError
 
-__all__ = ['bare_failure', 'bare_json', 'bare_note', 'bare_pythonic', 'channel_end', 'channel_reasoning', 'derive_channel_tags', 'derive_name_keyed', 'derive_ns_elements', 'is_channel_marker',
+__all__ = ['bare_failure', 'bare_json', 'bare_note', 'bare_pythonic', 'channel_end', 'channel_reasoning',
+           'derive_channel_tags', 'derive_name_keyed', 'derive_ns_elements', 'is_channel_marker',
            'stop_at_marker_boundary', 'valued_settings']
 
 # a variable the template compares with strings counts as a thinking switch when its name says so
@@ -53,6 +54,9 @@ def valued_settings(source: str, variables: frozenset[str], boolean: tuple[str, 
     """``{variable: value}`` for each string a thinking-named template variable is compared with
     (``thinking_mode == 'enabled'``), in source order; ``boolean`` variables are rendered as True / False
     elsewhere and are left out."""
+    candidates = [v for v in variables if v not in boolean and _THINKING_NAME.search(v)]
+    if not candidates:
+        return []  # most templates: no parse needed
     from lmparse.templates._render import _environment
 
     nodes = __import__('jinja2').nodes
@@ -63,7 +67,7 @@ def valued_settings(source: str, variables: frozenset[str], boolean: tuple[str, 
         names = [o.name for o in operands if isinstance(o, nodes.Name)]
         values = [o.value for o in operands if isinstance(o, nodes.Const) and isinstance(o.value, str)]
         for name in names:
-            if name in variables and name not in boolean and _THINKING_NAME.search(name):
+            if name in candidates:
                 for value in values:
                     found[(name, value)] = None
     return [{name: value} for name, value in found]
@@ -270,10 +274,10 @@ BARE_JSON, BARE_PYTHONIC = 'bare json', 'bare pythonic'
 _BARE_BUILTIN = {BARE_JSON: 'llama3_json', BARE_PYTHONIC: 'pythonic'}
 
 
-def _builtin(name: str) -> type:
+def _builtin(name: str) -> Any:
     from lmparse.registry import ToolParserManager
 
-    return ToolParserManager.get(name)  # type: ignore[no-any-return]
+    return ToolParserManager.get(name)
 
 
 def bare_json(fields: tuple[str, str], array: bool, close: str | None, declaration: Any, base: type) -> Any:
@@ -297,9 +301,10 @@ def bare_pythonic(brackets: bool, close: str | None, json_words: bool, declarati
     (``json_literals`` when the template writes true / false / null)."""
     what = 'pythonic calls with no marker before them'
     if not brackets or close:
-        raise TemplateDerivationError('tool_calls', f'{what}, {"not in a [...] list" if not brackets else f"closed by {close!r}"}'
-                                                    ': the pythonic family reads a bare call only as a [...] list at '
-                                                    'the start of the response (the built-in pythonic reading)')
+        how = 'not in a [...] list' if not brackets else f'closed by {close!r}'
+        raise TemplateDerivationError('tool_calls', f'{what}, {how}: the pythonic family reads a bare call only as '
+                                                    'a [...] list at the start of the response (the built-in '
+                                                    'pythonic reading)')
     builtin = _builtin(_BARE_BUILTIN[BARE_PYTHONIC])
     attrs: dict[str, Any] = {'tool_open_tag': builtin.tool_open_tag, 'tool_close_tag': builtin.tool_close_tag,
                              'bare_call_open': builtin.bare_call_open}
