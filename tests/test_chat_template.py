@@ -430,3 +430,23 @@ def test_missing_jinja2_is_a_clear_import_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(builtins, '__import__', no_jinja)
     with pytest.raises(ImportError, match=r'lmparse\[templates\]'):
         load_chat_template('{{ messages }}').render([], tools=None, add_generation_prompt=True)
+
+
+def test_valued_thinking_switches() -> None:
+    # every string a thinking-named variable is compared with is a setting; those whose prompt opens the reasoning
+    # become thinking_values (the built-in minimax_m3 declares ('thinking_mode', 'enabled') the same way)
+    source = (TEMPLATES / 'ns_elements.jinja').read_text(encoding='utf-8')
+    source = source.replace("thinking_mode == 'enabled'", "thinking_mode in ['enabled', 'forced'] and "
+                                                           "thinking_mode != 'adaptive'")
+    dialect = derive_dialect(source)
+    assert dialect.reasoning.thinking_values == (('thinking_mode', 'enabled'), ('thinking_mode', 'forced'))
+    assert dialect.summary()['proved_on']['settings'] == ['no thinking switch', 'thinking_mode=enabled',
+                                                         'thinking_mode=forced', 'thinking_mode=adaptive']
+    cls = dialect.response_parser()
+    text = 'Plan.</mm:think>Answer.'
+    for mode, want in (('enabled', ('Answer.', 'Plan.')), ('forced', ('Answer.', 'Plan.')),
+                       ('adaptive', (text, None)), (None, (text, None))):
+        request = {'model': 'm', 'messages': [], 'chat_template_kwargs': {'thinking_mode': mode} if mode else {}}
+        parser = cls(request)
+        content, _, reasoning = parser.parse_complete(text)
+        assert (content, reasoning) == want, mode

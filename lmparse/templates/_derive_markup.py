@@ -65,7 +65,9 @@ def valued_settings(source: str, variables: frozenset[str], boolean: tuple[str, 
     for cmp in tree.find_all(nodes.Compare):
         operands = [cmp.expr] + [op.expr for op in cmp.ops]
         names = [o.name for o in operands if isinstance(o, nodes.Name)]
-        values = [o.value for o in operands if isinstance(o, nodes.Const) and isinstance(o.value, str)]
+        # thinking_mode == 'enabled', and thinking_mode in ['enabled', 'auto']
+        consts = [c for o in operands for c in (o.items if isinstance(o, (nodes.List, nodes.Tuple)) else [o])]
+        values = [c.value for c in consts if isinstance(c, nodes.Const) and isinstance(c.value, str)]
         for name in names:
             if name in candidates:
                 for value in values:
