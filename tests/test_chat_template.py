@@ -450,3 +450,26 @@ def test_valued_thinking_switches() -> None:
         parser = cls(request)
         content, _, reasoning = parser.parse_complete(text)
         assert (content, reasoning) == want, mode
+
+
+def _inline_calls(calls: str) -> str:
+    return ("{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}{{ m.content or '' }}"
+            "{% for c in m.tool_calls or [] %}" + calls + "{% endfor %}{% else %}{{ m.content }}{% endif %}<|end|>"
+            "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+
+
+@pytest.mark.parametrize('calls, reason', [
+    # name-keyed envelopes with no marker before them (the built-in bare reading takes "name" envelopes only)
+    ('{{ {c.function.name: c.function.arguments} | tojson }}', 'name-keyed JSON calls with no marker before them'),
+    # a bare JSON array per call (xLAM): the bare reading takes one object
+    ('[{"name": {{ c.function.name | tojson }}, "arguments": {{ c.function.arguments | tojson }}}]',
+     'JSON calls with no marker before them (a bare JSON object in the text), in an array'),
+    # a bare pythonic call with no list brackets
+    ("{{ c.function.name }}({% for k, v in c.function.arguments.items() %}{{ k }}={{ v | tojson }}"
+     "{{ ', ' if not loop.last }}{% endfor %})", 'pythonic calls with no marker before them, not in a [...] list'),
+])
+def test_bare_shapes_the_families_cannot_read_are_refused(calls: str, reason: str) -> None:
+    with pytest.raises(TemplateDerivationError) as info:
+        derive_dialect(_inline_calls(calls))
+    assert info.value.part == 'tool_calls'
+    assert reason in info.value.reason
