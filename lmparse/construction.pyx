@@ -309,7 +309,8 @@ cdef Py_UCS4 marker_anchor(Py_UCS4 anchor, Py_ssize_t *reach, tuple markers):
 
 cdef tuple _R_BASIS_NAMES = ('__init__', 'starts_in_reasoning_mode', 'get_reasoning_open_tag',
                              'get_reasoning_close_tag', '__new__', '__getattribute__')
-cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking_switches', 'open_tag_in_prompt')
+cdef tuple _R_DECLARED = ('reasoning_open_tag', 'reasoning_close_tag', 'thinking_switches', 'open_tag_in_prompt',
+                          'thinking_values')
 cdef tuple _R_ALL_NAMES = _R_BASIS_NAMES + _R_DECLARED
 
 # Read-only after import.
@@ -339,6 +340,8 @@ cdef tuple _declared_reasoning(type rcls):
     if type(declared[0]) is not str or type(declared[1]) is not str or type(switches) is not tuple or (
             type(declared[3]) is not bool):
         return None
+    if declared[4]:
+        return None  # valued switches (thinking_mode="enabled"): starts_in_reasoning_mode() decides
     for name in <tuple>switches:
         if type(name) is not str:
             return None

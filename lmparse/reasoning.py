@@ -59,6 +59,10 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # attributes. With none, output starts inside reasoning (templates commonly
     # put the open tag in the prompt); with some, only when one of them is True.
     thinking_switches: ClassVar[tuple[str, ...]] = ()
+    # Request switches with a value instead of True: ((name, value), ...); output starts inside
+    # reasoning when a chat template kwarg has one of them (MiniMax M3's thinking_mode="enabled").
+    # Either kind of switch turns "always" off.
+    thinking_values: ClassVar[tuple[tuple[str, Any], ...]] = ()
     # False when the model writes the open tag itself (the chat template never
     # puts it in the prompt): output then never starts inside reasoning,
     # whatever the switches say; the model's own open tag opens it.
@@ -102,9 +106,11 @@ class ReasoningParser(metaclass=ReasoningMeta):
         if not type(self).open_tag_in_prompt:
             return False
         switches = type(self).thinking_switches
-        if not switches:
+        values = type(self).thinking_values
+        if not switches and not values:
             return True
-        return any(getattr(self, name, None) is True for name in switches)
+        return any(getattr(self, name, None) is True for name in switches) or any(
+            name in self.kwargs and self.kwargs[name] == value for name, value in values)
 
     @classmethod
     def validate_tokenizer(cls, tokenizer: Any) -> None:

@@ -49,6 +49,11 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
     'json_array_tags': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<tool_calls>',
                                'tool_close_tag': '</tool_calls>', 'name_field': 'name', 'argument_field': 'arguments',
                                'envelope_array': True}),
+    # name-keyed envelopes (Apertus): {"NAME": {args}} in an array
+    'json_name_keyed': ({'open': '<|inner_prefix|>', 'close': '<|inner_suffix|>', 'message_field': 'reasoning_content',
+                         'open_tag_in_prompt': False, 'thinking_switches': []},
+                        {'family': 'JsonToolParser', 'tool_open_tag': '<|tools_prefix|>',
+                         'tool_close_tag': '<|tools_suffix|>', 'name_as_key': True, 'envelope_array': True}),
     'json_parameters_special': (THINK_PROMPT, {'family': 'JsonToolParser', 'tool_open_tag': '<|action_start|><|plugin|>',
                                                'tool_close_tag': '<|action_end|>', 'name_field': 'name',
                                                'argument_field': 'parameters'}),
@@ -84,6 +89,20 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'block_lead': '\n\n', 'invoke_element': 'invoke', 'parameter_element': 'parameter',
         'call_name_attribute': 'name', 'parameter_key_attribute': 'name', 'string_attribute': 'string',
         'string_attribute_values': ['true']}),
+    # namespace-marked elements (MiniMax M3): <mm:think> opened by the prompt only for thinking_mode="enabled"
+    'ns_elements': ({'open': '<mm:think>', 'close': '</mm:think>', 'message_field': 'reasoning_content',
+                     'open_tag_in_prompt': True, 'thinking_switches': [],
+                     'thinking_values': [['thinking_mode', 'enabled']]},
+                    {'family': 'NsElementToolParser', 'namespace': ']<]minimax[>[', 'tool_calls_element': 'tool_call',
+                     'invoke_element': 'invoke', 'call_name_attribute': 'name'}),
+    # XTML channels (Kimi K3): channel markers for reasoning, the answer and the end of the message
+    'xtml_channels': ({'open': '<|open|>think<|sep|>', 'close': '<|close|>think<|sep|>',
+                       'message_field': 'reasoning_content', 'open_tag_in_prompt': True, 'thinking_switches': []}, {
+        'family': 'DsmlToolParser', 'dsml_token': '', 'tag_open': '<|open|>', 'end_tag_open': '<|close|>',
+        'tag_close': '<|sep|>', 'tool_calls_block_name': 'tools', 'block_lead': '', 'invoke_element': 'call',
+        'parameter_element': 'argument', 'call_name_attribute': 'tool', 'parameter_key_attribute': 'key',
+        'string_attribute': 'type', 'string_attribute_values': ['string'],
+        'content_markers': ['<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>']}),
     'sections_call_id': (THINK_PROMPT, {
         'family': 'SectionToolParser', 'section_begin': '<|tool_calls_section_begin|>',
         'section_end': '<|tool_calls_section_end|>', 'call_begin': '<|tool_call_begin|>',
@@ -109,6 +128,12 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>', 'tool_close_tag': '<|END_ACTION|>',
          'name_field': 'tool_name', 'argument_field': 'parameters', 'envelope_array': True,
          'content_markers': ['<|START_RESPONSE|>', '<|END_RESPONSE|>']}),
+    # no marker before the calls: the built-in bare readings (llama3_json, pythonic), their open markers kept
+    'bare_json': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|python_tag|>', 'tool_close_tag': None,
+                         'name_field': 'name', 'argument_field': 'parameters', 'argument_field_aliases': ['arguments'],
+                         'bare_call_open': '{'}),
+    'pythonic_bare': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|python_start|>',
+                             'tool_close_tag': '<|python_end|>', 'bare_call_open': '[', 'json_literals': True}),
     'pythonic_tags': (None, {'family': 'PythonicToolParser', 'tool_open_tag': '<|tool_call_start|>',
                              'tool_close_tag': '<|tool_call_end|>', 'json_literals': True}),
     'pythonic_no_brackets': (THINK_PROMPT, {'family': 'PythonicToolParser', 'tool_open_tag': '<function_calls>',
@@ -118,9 +143,12 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
 
 REFUSED: dict[str, tuple[str, str]] = {
     'plain_chat': ('template', 'neither reasoning nor tool calls'),
-    'bare_json': ('tool_calls', 'no marker before them'),
-    'pythonic_bare': ('tool_calls', 'no marker before them'),
+    'bare_json_after_content': ('tool_calls', 'the built-in llama3_json reading (a bare call at the start of the '
+                                              'response) does not parse'),
     'xml_python_values': ('arguments', 'does not parse the template\'s own rendering'),
+    'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
+    'json_name_keyed_merged': ('tool_calls', 'several calls are keys of one JSON object'),
+    'xtml_unnamed_close': ('arguments', "closed by an end token, 'argument' and '<|sep|>'"),
 }
 
 
@@ -186,6 +214,28 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "forecast", '
         '"parameters": {"city": "Lima"}}]<|END_ACTION|><|START_RESPONSE|>Done <b>.<|END_RESPONSE|>',
         ('Done <b>.', 'Plan.', [('forecast', {'city': 'Lima'})])),
+    'ns_elements': (
+        'Hi <mm:think>Plan </city> it.</mm:think>Checking.\n]<]minimax[>[<tool_call>\n'
+        ']<]minimax[>[<invoke name="forecast">\n]<]minimax[>[<city>Oslo </city> <b>]<]minimax[>[</city>\n'
+        ']<]minimax[>[<days>2]<]minimax[>[</days>\n]<]minimax[>[<flags>]<]minimax[>[<item>a</item>]<]minimax[>[</item>'
+        ']<]minimax[>[<item>b]<]minimax[>[</item>]<]minimax[>[</flags>\n]<]minimax[>[</invoke>\n'
+        ']<]minimax[>[<invoke name="lookup">\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>',
+        ('Hi Checking.\n', 'Plan </city> it.',
+         [('forecast', {'city': 'Oslo </city> <b>', 'days': 2, 'flags': ['a</item>', 'b']}), ('lookup', {})])),
+    'xtml_channels': (
+        'Plan <|close|>argument<|sep|> it.<|close|>think<|sep|><|open|>response<|sep|>Checking.<|close|>response<|sep|>'
+        '<|open|>tools<|sep|><|open|>call tool="forecast" index="1"<|sep|>'
+        '<|open|>argument key="city" type="string"<|sep|>Oslo <|close|>call<|sep|> x<|close|>argument<|sep|>'
+        '<|open|>argument key="days" type="integer"<|sep|>2'
+        '<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="lookup" index="2"<|sep|><|close|>call<|sep|>'
+        '<|close|>tools<|sep|><|close|>message<|sep|>',
+        ('Checking.', 'Plan <|close|>argument<|sep|> it.',
+         [('forecast', {'city': 'Oslo <|close|>call<|sep|> x', 'days': 2}), ('lookup', {})])),
+    'json_name_keyed': (
+        '<|inner_prefix|>Plan <|tools_suffix|>] it.<|inner_suffix|><|tools_prefix|>[{"forecast": {"city": '
+        '"Oslo <|tools_suffix|>", "days": 2}}, {"lookup": {}}]<|tools_suffix|>Done.',
+        ('Done.', 'Plan <|tools_suffix|>] it.',
+         [('forecast', {'city': 'Oslo <|tools_suffix|>', 'days': 2}), ('lookup', {})])),
     'pythonic_tags': (
         'Calling.<|tool_call_start|>[forecast(city="Rome", days=3), lookup(flags=[true, null])]<|tool_call_end|>',
         ('Calling.', None, [('forecast', {'city': 'Rome', 'days': 3}), ('lookup', {'flags': [True, None]})])),
@@ -334,7 +384,8 @@ def test_string_arguments_are_tried_when_dict_arguments_do_not_render() -> None:
 
 @pytest.mark.parametrize('name', ['json_tags_think', 'xml_arg_key_value', 'pythonic_no_brackets',
                                   'json_array_no_close', 'sections_fenced', 'sections_name', 'json_name_header',
-                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed'])
+                                  'brace_calls', 'dsml_typed', 'xml_invoke_parameter', 'json_array_framed',
+                                  'ns_elements', 'xtml_channels', 'json_name_keyed', 'bare_json', 'pythonic_bare'])
 def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dialect = _derive(name)
     source = dialect.python_source('tpl-test')
@@ -349,9 +400,9 @@ def test_python_source_is_the_same_dialect(name: str, monkeypatch: pytest.Monkey
         assert getattr(tool, attr) == value, attr
     if reasoning is not None:
         assert (reasoning.reasoning_open_tag, reasoning.reasoning_close_tag, reasoning.open_tag_in_prompt,
-                tuple(reasoning.thinking_switches)) == (dialect.reasoning.open_tag, dialect.reasoning.close_tag,
-                                                        dialect.reasoning.open_tag_in_prompt,
-                                                        dialect.reasoning.thinking_switches)
+                tuple(reasoning.thinking_switches), tuple(reasoning.thinking_values)) == (
+            dialect.reasoning.open_tag, dialect.reasoning.close_tag, dialect.reasoning.open_tag_in_prompt,
+            dialect.reasoning.thinking_switches, dialect.reasoning.thinking_values)
     # the registered classes pass the same proof
     cls = BaseResponseParser.with_parsers('tpl-test' if reasoning else None, 'tpl-test')
     tpl = load_chat_template(TEMPLATES / f'{name}.jinja', special_tokens=TOKENS)
@@ -379,3 +430,46 @@ def test_missing_jinja2_is_a_clear_import_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(builtins, '__import__', no_jinja)
     with pytest.raises(ImportError, match=r'lmparse\[templates\]'):
         load_chat_template('{{ messages }}').render([], tools=None, add_generation_prompt=True)
+
+
+def test_valued_thinking_switches() -> None:
+    # every string a thinking-named variable is compared with is a setting; those whose prompt opens the reasoning
+    # become thinking_values (the built-in minimax_m3 declares ('thinking_mode', 'enabled') the same way)
+    source = (TEMPLATES / 'ns_elements.jinja').read_text(encoding='utf-8')
+    source = source.replace("thinking_mode == 'enabled'", "thinking_mode in ['enabled', 'forced'] and "
+                                                           "thinking_mode != 'adaptive'")
+    dialect = derive_dialect(source)
+    assert dialect.reasoning.thinking_values == (('thinking_mode', 'enabled'), ('thinking_mode', 'forced'))
+    assert dialect.summary()['proved_on']['settings'] == ['no thinking switch', 'thinking_mode=enabled',
+                                                         'thinking_mode=forced', 'thinking_mode=adaptive']
+    cls = dialect.response_parser()
+    text = 'Plan.</mm:think>Answer.'
+    for mode, want in (('enabled', ('Answer.', 'Plan.')), ('forced', ('Answer.', 'Plan.')),
+                       ('adaptive', (text, None)), (None, (text, None))):
+        request = {'model': 'm', 'messages': [], 'chat_template_kwargs': {'thinking_mode': mode} if mode else {}}
+        parser = cls(request)
+        content, _, reasoning = parser.parse_complete(text)
+        assert (content, reasoning) == want, mode
+
+
+def _inline_calls(calls: str) -> str:
+    return ("{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}{{ m.content or '' }}"
+            "{% for c in m.tool_calls or [] %}" + calls + "{% endfor %}{% else %}{{ m.content }}{% endif %}<|end|>"
+            "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+
+
+@pytest.mark.parametrize('calls, reason', [
+    # name-keyed envelopes with no marker before them (the built-in bare reading takes "name" envelopes only)
+    ('{{ {c.function.name: c.function.arguments} | tojson }}', 'name-keyed JSON calls with no marker before them'),
+    # a bare JSON array per call (xLAM): the bare reading takes one object
+    ('[{"name": {{ c.function.name | tojson }}, "arguments": {{ c.function.arguments | tojson }}}]',
+     'JSON calls with no marker before them (a bare JSON object in the text), in an array'),
+    # a bare pythonic call with no list brackets
+    ("{{ c.function.name }}({% for k, v in c.function.arguments.items() %}{{ k }}={{ v | tojson }}"
+     "{{ ', ' if not loop.last }}{% endfor %})", 'pythonic calls with no marker before them, not in a [...] list'),
+])
+def test_bare_shapes_the_families_cannot_read_are_refused(calls: str, reason: str) -> None:
+    with pytest.raises(TemplateDerivationError) as info:
+        derive_dialect(_inline_calls(calls))
+    assert info.value.part == 'tool_calls'
+    assert reason in info.value.reason

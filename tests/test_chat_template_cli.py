@@ -61,11 +61,11 @@ def test_which_prefers_the_table(model: Path) -> None:
 
 
 def test_which_says_why_derivation_failed(capsys: Any, model: Path) -> None:
-    shutil.copy(TEMPLATES / 'bare_json.jinja', model / 'chat_template.jinja')
+    shutil.copy(TEMPLATES / 'bare_json_after_content.jinja', model / 'chat_template.jinja')
     with pytest.raises(UnknownModelError) as info:
         parsers_for_model(model)
     assert 'no dialect derived from its chat template' in info.value.reason
-    assert '(tool_calls): JSON calls with no marker before them' in info.value.reason
+    assert '(tool_calls): calls with no marker before them' in info.value.reason
     code, _, err = run(capsys, 'which', str(model))
     assert code == 1 and 'no marker before them' in err
 
@@ -91,7 +91,7 @@ def test_parse_with_the_chat_template(capsys: Any, model: Path, tmp_path: Path) 
                           for c in doc['tool_calls']]} == want
     code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(model), '--tool-parser', 'qwen3')
     assert code == 1 and '--chat-template derives the parsers' in err
-    code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(TEMPLATES / 'pythonic_bare.jinja'))
+    code, _, err = run(capsys, 'parse', str(out_file), '--chat-template', str(TEMPLATES / 'ns_elements_bare.jinja'))
     assert code == 1 and 'cannot derive a dialect from the chat template (tool_calls)' in err
 
 
@@ -118,3 +118,34 @@ def test_serve_takes_the_chat_template(model: Path) -> None:
     cls = _parser_class(args)
     assert cls.tool_parser_cls.tool_open_tag == '<|fn|>'
     assert cls.reasoning_parser_cls.reasoning_open_tag == '<|reason|>'
+
+
+@pytest.mark.parametrize('template', ['ns_elements', 'xtml_channels', 'json_name_keyed', 'bare_json', 'pythonic_bare'])
+def test_derived_module_saved_registers_and_works(capsys: Any, tmp_path: Path, template: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lmparse derive` output saved as a module: importing it registers parsers that pass the template's proof."""
+    import importlib.util
+
+    import lmparse
+    from lmparse import BaseResponseParser
+    from lmparse.templates import _derive as derivation, load_chat_template
+
+    name = f'saved-{template}'.replace('_', '-')
+    code, out, err = run(capsys, 'derive', str(TEMPLATES / f'{template}.jinja'), '--name', name)
+    assert code == 0, err
+    path = tmp_path / f'{template}_dialect.py'
+    path.write_text(out, encoding='utf-8')
+    for registry in (lmparse.ReasoningParserManager, lmparse.ToolParserManager):
+        monkeypatch.setattr(registry, '_module_dict', dict(registry.module_dict))
+    spec = importlib.util.spec_from_file_location(f'{template}_dialect', path)
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    dialect = derivation.derive_dialect(load_chat_template(TEMPLATES / f'{template}.jinja'))
+    with_reasoning = dialect.reasoning is not None
+    cls = BaseResponseParser.with_parsers(name if with_reasoning else None, name)
+    assert cls.tool_parser_cls.__module__ == f'{template}_dialect'
+    tpl = load_chat_template(TEMPLATES / f'{template}.jinja')
+    for setting in derivation._settings(tpl):
+        rendered, _ = derivation._render_turns(tpl, setting, dialect.reasoning.field if with_reasoning else None,
+                                               False)
+        derivation._prove(cls, rendered, with_reasoning, True)

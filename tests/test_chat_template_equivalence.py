@@ -9,9 +9,10 @@ valid outputs generated from the built-in dialect's markers parse to exactly
 the generated calls and text under the derived parsers too, in any chunking,
 and marker soup keeps every streaming invariant.
 
-Covered: qwen3, internlm, llama3, jamba, qwen3coder, glm47, minicpm5, lfm2,
-olmo3 (property lane), minimax_m2, kimi_k2, deepseek-v3, deepseek-v31,
-deepseek-v32, mistral and gemma4 (bench fixtures) with the template files under
+Covered: qwen3, internlm, llama3, jamba, apertus, qwen3coder, glm47,
+minicpm5, lfm2, olmo3 (property lane), minimax_m2, minimax_m3, kimi_k2,
+kimi_k3, deepseek-v3, deepseek-v31, deepseek-v32, llama3_json, pythonic,
+mistral and gemma4 (bench fixtures) with the template files under
 tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
 spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
 with inline templates (the end of this file).
@@ -25,10 +26,11 @@ property lane, whose Mistral outputs mix both layouts in one output;
 Gemma 4 is compared on its bench fixtures only: the built-in also reads a bare
 ``:`` call prefix some checkpoints write, which the property lane generates and
 a template never shows;
-not derived (so not compared): bare JSON / bare pythonic lists with no marker
-(llama3_json, pythonic, xlam), name-keyed envelopes (apertus), reasoning
-markers that are prose (granite), recipient channels (beam, muse), Harmony,
-Kimi K3's XTML, MiniMax M3's namespace elements; and not compared: dialects
+llama3_json and pythonic (bare calls, no marker before them) derive as those
+built-ins' bare readings, their open markers kept, so the comparison shows the
+template's field names and literals change nothing;
+not derived (so not compared): xlam's bare JSON arrays, reasoning markers that
+are prose (granite), recipient channels (beam, muse), Harmony; and not compared: dialects
 with framing rules of their own (cohere — a Cohere-shaped template does derive,
 tests/data/templates/json_array_framed.jinja —, ernie, hunyuan, inkling, plamo,
 hy_v3, k2_horizon, step3).
@@ -61,15 +63,20 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'internlm': ('json_parameters_special', 'default'),
     'llama3': ('json_python_tag', 'default'),
     'jamba': ('json_array_tags', None),
+    'apertus': ('json_name_keyed', 'apertus2509'),
     'qwen3coder': ('xml_function_parameter', 'default'),
     'glm47': ('xml_arg_key_value', 'default'),
     'minicpm5': ('xml_name_attribute', None),
     'minimax_m2': ('xml_invoke_parameter', 'minimax_m2'),
+    'minimax_m3': ('ns_elements', 'minimax_m3'),
     'deepseek-v32': ('dsml_typed', 'deepseek-v32'),
     'kimi_k2': ('sections_call_id', 'default'),
+    'kimi_k3': ('xtml_channels', 'kimi_k3'),
     'deepseek-v3': ('sections_fenced', 'deepseek_r1'),
     'deepseek-v31': ('sections_name', 'deepseek-v31'),
     'lfm2': ('pythonic_tags', None),
+    'llama3_json': ('bare_json', None),
+    'pythonic': ('pythonic_bare', None),
     'olmo3': ('pythonic_no_brackets', None),
 }
 # Gemma 4: its fixtures only; the built-in also reads a bare ':' call prefix the property lane generates

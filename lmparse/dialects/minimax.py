@@ -111,8 +111,6 @@ class MiniMaxM3ReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<mm:think>'
     reasoning_close_tag = '</mm:think>'
-
-    def starts_in_reasoning_mode(self) -> bool:
-        # The template prefills <mm:think> only for thinking_mode="enabled"; otherwise
-        # an adaptive reply that thinks opens the tag itself.
-        return self.kwargs.get('thinking_mode') == 'enabled'
+    # The template prefills <mm:think> only for thinking_mode="enabled"; otherwise
+    # an adaptive reply that thinks opens the tag itself.
+    thinking_values = (('thinking_mode', 'enabled'),)

@@ -34,6 +34,10 @@
      each argument name and each value found in order: XML-like markup
      (:class:`XmlToolParser`; the markers between them are the function /
      argument / value markers).
+
+   Namespace elements (MiniMax M3), special-token channel tags and markers
+   (Kimi K3), name-keyed envelopes (Apertus), bare calls and valued thinking
+   switches (``thinking_mode="enabled"``): ``_derive_markup``.
 3. **Prove.** The declarations become classes on those compiled families and
    parse every rendering back, streamed at 1, 4 and 16 characters and whole,
    under a request carrying the setting's thinking switch and the tools'
@@ -47,11 +51,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
+from lmparse.templates._derive_markup import (
+    bare_failure, bare_json, bare_note, bare_pythonic, channel_end, channel_reasoning, derive_channel_tags,
+    derive_name_keyed, derive_ns_elements, is_channel_marker, stop_at_marker_boundary, valued_settings)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
@@ -59,6 +66,7 @@ from lmparse.tools.brace_call import BraceCallToolParser
 from lmparse.tools.dsml import DsmlToolParser
 from lmparse.tools.json_header import JsonHeaderToolParser
 from lmparse.tools.json_parser import JsonToolParser
+from lmparse.tools.ns_elements import NsElementToolParser
 from lmparse.tools.pythonic import PythonicToolParser
 from lmparse.tools.sections import SectionToolParser
 from lmparse.tools.xml_parser import XmlToolParser
@@ -86,9 +94,15 @@ _JSON_TYPES = {str: 'string', bool: 'boolean', int: 'integer', float: 'number', 
                type(None): 'null'}
 
 
-def _schema(args: dict[str, Any]) -> dict[str, Any]:
-    return {'type': 'object', 'properties': {k: {'type': _JSON_TYPES[type(v)]} for k, v in args.items()},
-            'required': list(args)}
+def _schema(value: Any) -> dict[str, Any]:
+    # typed all the way down, as real tools are: families that convert nested values by schema need it
+    out: dict[str, Any] = {'type': _JSON_TYPES[type(value)]}
+    if isinstance(value, dict):
+        out['properties'] = {k: _schema(v) for k, v in value.items()}
+        out['required'] = list(value)
+    elif isinstance(value, list) and value:
+        out['items'] = _schema(value[0])
+    return out
 
 
 TOOLS: list[dict[str, Any]] = [
@@ -151,6 +165,7 @@ class Rendered:
     setting: dict[str, Any]
     prompt: str
     output: str  # end-of-turn text cut
+    stop: str = ''  # the end-of-turn text that was cut
 
 
 def _setting_key(setting: dict[str, Any]) -> str:
@@ -188,7 +203,7 @@ def _settings(tpl: ChatTemplate) -> list[dict[str, Any]]:
     for var in THINKING_VARIABLES:
         if var in tpl.variables:
             out += [{var: True}, {var: False}]
-    return out
+    return out + valued_settings(tpl.source, tpl.variables, THINKING_VARIABLES)
 
 
 def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: str | None,
@@ -207,6 +222,7 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
             continue
         raw.append((turn, full[len(prompt):]))
     suffix = _common_suffix([text for _, text in raw]) if len(raw) > 1 else ''
+    suffix = stop_at_marker_boundary([text for _, text in raw], suffix)
     if suffix and any(_PARTIAL_MARKER.search(text, 0, len(text) - len(suffix)) for _, text in raw) \
             and suffix.find('<') > 0:
         # the shared end starts inside different markers (<|END_RESPONSE|> / <|END_ACTION|>) before a whole
@@ -217,7 +233,8 @@ def _render_turns(tpl: ChatTemplate, setting: dict[str, Any], reasoning_field: s
         cut = len(text) - len(suffix)
         # nothing whole is shared: each turn stops on its own marker (<|eot_id|> / <|eom_id|>), never cut inside one
         partial = _PARTIAL_MARKER.search(text, 0, cut)
-        out.append(Rendered(turn, setting, prompt, text[:partial.start() if partial else cut]))
+        end = partial.start() if partial else cut
+        out.append(Rendered(turn, setting, prompt, text[:end], text[end:]))
     return out, skipped
 
 
@@ -248,6 +265,7 @@ class ReasoningDeclaration:
     field: str
     open_tag_in_prompt: bool
     thinking_switches: tuple[str, ...]
+    thinking_values: tuple[tuple[str, Any], ...] = ()  # (variable, value): thinking_mode="enabled"
 
 
 def _reasoning_field(tpl: ChatTemplate, setting_list: list[dict[str, Any]]) -> str | None:
@@ -275,11 +293,15 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
             if not between:
                 raise TemplateDerivationError('reasoning', 'nothing separates the reasoning from the content '
                                                            '(no close marker)')
-            pieces = [p for p in _SPECIAL.split(between) if p.strip()]
-            if len(pieces) > 1 and _SPECIAL.fullmatch(pieces[0]):
-                between = pieces[0]  # the close marker; what follows frames the answer (content markers)
             before = full[:i].rstrip()
-            found = next((m for m in _mirror(between) if before.endswith(m)), None)
+            channel = channel_reasoning(between, before)  # <|open|>think<|sep|> ... <|close|>think<|sep|>
+            pieces = [p for p in _SPECIAL.split(between) if p.strip()]
+            if channel is not None:
+                between = channel[0]
+            elif len(pieces) > 1 and _SPECIAL.fullmatch(pieces[0]):
+                between = pieces[0]  # the close marker; what follows frames the answer (content markers)
+            found = channel[1] if channel is not None else next((m for m in _mirror(between) if before.endswith(m)),
+                                                                None)
             if found is None:
                 last = _LAST_MARKER.search(before)
                 found = last.group(1) if last else None
@@ -299,17 +321,21 @@ def _derive_reasoning(field_name: str, by_setting: dict[str, list[Rendered]]) ->
         raise TemplateDerivationError('reasoning', f'the template renders {field_name!r} but not as the text of the '
                                                    'turn the model writes under any thinking setting')
     starts: dict[str, bool] = {}
+    valued: list[tuple[str, Any]] = []
     for key, outputs in by_setting.items():
         if outputs:
             prompt = outputs[0].prompt.rstrip()
             starts[key] = prompt.endswith(open_tag)
+            setting = outputs[0].setting
+            if starts[key] and len(setting) == 1 and not isinstance(next(iter(setting.values())), bool):
+                valued.extend(setting.items())
     default_key = _setting_key({})
     if not any(starts.values()):
         return ReasoningDeclaration(open_tag, close, field_name, False, ())
     if starts.get(default_key):
         return ReasoningDeclaration(open_tag, close, field_name, True, ())
     switches = tuple(var for var in THINKING_VARIABLES if starts.get(_setting_key({var: True})))
-    return ReasoningDeclaration(open_tag, close, field_name, True, switches)
+    return ReasoningDeclaration(open_tag, close, field_name, True, switches, tuple(valued))
 
 
 def _strip_reasoning(text: str, decl: ReasoningDeclaration | None) -> str:
@@ -383,8 +409,8 @@ def _derive_json(outputs: dict[str, str]) -> ToolDeclaration | None:
         open_tag = one[:start].strip()
         close_tag = one[end:].strip() or None
         if not open_tag:
-            raise TemplateDerivationError('tool_calls', 'JSON calls with no marker before them (a bare JSON object '
-                                                        'in the text); a derived dialect needs an open marker')
+            decl: ToolDeclaration = bare_json(fields, array, close_tag, ToolDeclaration, JsonToolParser)
+            return decl
         attrs: dict[str, Any] = {'tool_open_tag': open_tag, 'tool_close_tag': close_tag,
                                  'name_field': fields[0], 'argument_field': fields[1]}
         if array:
@@ -537,10 +563,8 @@ def _derive_pythonic(outputs: dict[str, str]) -> ToolDeclaration | None:
         before, after = before[:-1].strip(), after[1:].strip()
     attrs: dict[str, Any] = {'tool_open_tag': before or None, 'tool_close_tag': after or None}
     if not before:
-        # a family dialect needs an open marker; a bare list is what the built-in ``pythonic`` dialect reads
-        raise TemplateDerivationError('tool_calls', 'pythonic calls with no marker before them (a bare list in the '
-                                                    'text); a derived dialect needs an open marker (the built-in '
-                                                    '"pythonic" dialect reads bare lists)')
+        decl: ToolDeclaration = bare_pythonic(brackets, after, json_words, ToolDeclaration, PythonicToolParser)
+        return decl
     if not brackets:
         attrs['call_list_brackets'] = False
     if json_words:
@@ -685,9 +709,22 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
     return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
 
 
+def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_ns_elements(outputs, ToolDeclaration, NsElementToolParser)  # type: ignore[no-any-return]
+
+
+def _derive_name_keyed(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_name_keyed(outputs, ToolDeclaration, JsonToolParser)  # type: ignore[no-any-return]
+
+
+def _derive_channel_tags(outputs: dict[str, str]) -> ToolDeclaration | None:
+    return derive_channel_tags(outputs, ToolDeclaration, DsmlToolParser)  # type: ignore[no-any-return]
+
+
 def _tool_candidates(outputs: dict[str, str]) -> list[ToolDeclaration]:
     """Declarations the rendered calls fit, most specific first (the proof picks the first that holds)."""
-    for derive in (_derive_json, _derive_sections, _derive_header, _derive_brace, _derive_pythonic):
+    for derive in (_derive_json, _derive_name_keyed, _derive_sections, _derive_header, _derive_brace,
+                   _derive_pythonic, _derive_ns, _derive_channel_tags):
         decl = derive(outputs)
         if decl is not None:
             return [decl]
@@ -723,7 +760,7 @@ def _content_markers(outputs: list[Rendered], reasoning: ReasoningDeclaration | 
     if i < 0:
         return ()
     found = [m for m in (text[:i].strip(), text[i + len(CONTENT):].strip()) if m]
-    if not all(_SPECIAL.fullmatch(m) for m in found):
+    if not all(_SPECIAL.fullmatch(m) or is_channel_marker(m) for m in found):
         return ()  # not single markers: the proof says whether the text around the answer is a problem
     return tuple(found)
 
@@ -732,7 +769,8 @@ def _reasoning_class(decl: ReasoningDeclaration, origin: str,
                      content_markers: tuple[str, ...] = ()) -> type[ReasoningParser]:
     attrs: dict[str, Any] = {'reasoning_open_tag': decl.open_tag, 'reasoning_close_tag': decl.close_tag,
                              'open_tag_in_prompt': decl.open_tag_in_prompt,
-                             'thinking_switches': decl.thinking_switches, 'content_markers': content_markers,
+                             'thinking_switches': decl.thinking_switches, 'thinking_values': decl.thinking_values,
+                             'content_markers': content_markers,
                              '__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {origin}.'}
     return type('DerivedReasoningParser', (DerivedReasoningParser,), attrs)
 
@@ -855,7 +893,9 @@ class DerivedDialect:
             'reasoning': None if self.reasoning is None else {
                 'open': self.reasoning.open_tag, 'close': self.reasoning.close_tag,
                 'message_field': self.reasoning.field, 'open_tag_in_prompt': self.reasoning.open_tag_in_prompt,
-                'thinking_switches': list(self.reasoning.thinking_switches)},
+                'thinking_switches': list(self.reasoning.thinking_switches),
+                **({'thinking_values': [list(v) for v in self.reasoning.thinking_values]}
+                   if self.reasoning.thinking_values else {})},
             'tool_calls': None if self.tools is None else {
                 'family': self.tools.base.__name__,
                 **{k: list(v) if isinstance(v, tuple) else v for k, v in self.tools.attrs.items()}},
@@ -925,8 +965,14 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if markers:
         notes.append(f'content: the template frames the answer in {" ... ".join(markers)} (content markers)')
     origin = tpl.origin
-    r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     every = [r for outs in by_setting.values() for r in outs]
+    end = channel_end([r.stop for r in every])
+    if end is not None:
+        # a multi-token end of turn the model writes: dropped as a content marker, and proved so
+        markers += (end,)
+        notes.append(f'content: every turn ends with the channel marker {end} (a content marker)')
+        every += [replace(r, output=r.output + end, stop='') for r in every]
+    r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
         notes.append(f'content: the template drops the content of {", ".join(dropped)}')
@@ -943,7 +989,10 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         break
     else:
         assert first_failure is not None
-        raise first_failure
+        raise bare_failure(candidates[0].family if candidates[0] is not None else '', first_failure)
+    note = bare_note(tools.family) if tools is not None else None
+    if note:
+        notes.append(note)
     if string_arguments:
         notes.append('tool calls: the template renders arguments given as a JSON string (not as a dict)')
     return DerivedDialect(origin, r_cls, t_cls, reasoning, tools, tuple(notes), markers,

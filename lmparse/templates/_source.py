@@ -9,7 +9,7 @@ __all__ = ['python_source']
 _MODULES = {'JsonToolParser': 'lmparse.tools.json_parser', 'XmlToolParser': 'lmparse.tools.xml_parser',
             'PythonicToolParser': 'lmparse.tools.pythonic', 'SectionToolParser': 'lmparse.tools.sections',
             'JsonHeaderToolParser': 'lmparse.tools.json_header', 'BraceCallToolParser': 'lmparse.tools.brace_call',
-            'DsmlToolParser': 'lmparse.tools.dsml'}
+            'DsmlToolParser': 'lmparse.tools.dsml', 'NsElementToolParser': 'lmparse.tools.ns_elements'}
 
 
 def _class_prefix(name: str) -> str:
@@ -53,6 +53,8 @@ def python_source(dialect: Any, name: str) -> str:
             attrs['open_tag_in_prompt'] = False
         if r.thinking_switches:
             attrs['thinking_switches'] = r.thinking_switches
+        if getattr(r, 'thinking_values', ()):
+            attrs['thinking_values'] = r.thinking_values
         if dialect.content_markers:
             attrs['content_markers'] = dialect.content_markers
         lines += [f'@ReasoningParserManager.register_module({name!r})',
