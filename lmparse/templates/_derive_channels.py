@@ -568,7 +568,8 @@ def python_source(dialect: FramedDialect, name: str) -> str:
                   '    """Harmony: analysis -> reasoning, final / commentary -> content, functions.NAME -> calls."""']
         return '\n'.join(lines) + '\n'
     assert dialect.tools is not None
-    const = re.sub(r'\W', '_', prefix).upper() + '_GRAMMAR'
+    const = re.sub(r'[^0-9A-Za-z]+', '_', name).strip('_').upper()
+    const = (const if const[:1].isalpha() else 'DERIVED_' + const).rstrip('_') + '_GRAMMAR'
     imports = ['from lmparse.recipient_channels import ChannelGrammar, ChannelToolParser',
                'from lmparse.registry import ReasoningParserManager, ToolParserManager']
     if dialect.reasoning is not None:
