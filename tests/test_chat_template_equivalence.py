@@ -14,7 +14,9 @@ olmo3 (property lane), minimax_m2, kimi_k2, deepseek-v3, deepseek-v31,
 deepseek-v32, mistral and gemma4 (bench fixtures) with the template files under
 tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
 spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
-with inline templates (the end of this file).
+with inline templates; beam, muse (recipient channels) and gpt-oss (Harmony)
+with the templates under tests/data/templates/channels/ (bench fixtures and
+property lane; the end of this file).
 
 Limits: the recovery rules of some built-ins (Qwen3-Coder's bare
 ``<function=``, a missing value close tag) are beyond what a template shows, so
@@ -25,10 +27,17 @@ property lane, whose Mistral outputs mix both layouts in one output;
 Gemma 4 is compared on its bench fixtures only: the built-in also reads a bare
 ``:`` call prefix some checkpoints write, which the property lane generates and
 a template never shows;
+beam and muse in the property lane on well-formed outputs written with the
+headers the template shows (a derived grammar has no rule for a missing
+terminator or parameter close tag, and no reading of a header the template
+never writes: Muse Spark's recipient-less reasoning, ``to=developer``);
+muse_glimmer is not compared: its reading differs from a template-derived one
+only where the template says nothing (recipient-less messages) or where the
+schema types a value as a string (Glimmer decodes a string-typed ``42``);
 not derived (so not compared): bare JSON / bare pythonic lists with no marker
 (llama3_json, pythonic, xlam), name-keyed envelopes (apertus), reasoning
-markers that are prose (granite), recipient channels (beam, muse), Harmony,
-Kimi K3's XTML, MiniMax M3's namespace elements; and not compared: dialects
+markers that are prose (granite), Kimi K3's XTML, MiniMax M3's namespace
+elements; and not compared: dialects
 with framing rules of their own (cohere — a Cohere-shaped template does derive,
 tests/data/templates/json_array_framed.jinja —, ernie, hunyuan, inkling, plamo,
 hy_v3, k2_horizon, step3).
