@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from lmparse.harmony import HARMONY_SPECIAL_TOKEN_IDS, HarmonyResponseParser, parse_header
 from lmparse.recipient_channels import ChannelGrammar, ChannelToolParser
@@ -410,7 +410,7 @@ def _harmony(ctx: _Context) -> DerivedDialect:
                {'__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {ctx.tpl.origin}.'})
     renderings = _prove(cls, ctx, moved, names_in)
     reasoning = _reasoning_declaration(ctx, '<|channel|>analysis<|message|>', '<|end|>')
-    tools = ToolDeclaration('harmony', HarmonyResponseParser, {})
+    tools = ToolDeclaration('harmony', cast(Any, HarmonyResponseParser), {})  # the family is a response parser
     return FramedDialect(ctx.tpl.origin, None, None, reasoning, tools, tuple(ctx.notes), (), ctx.settings, renderings,
                          response_parser_cls=cls)
 
@@ -491,8 +491,11 @@ def _channels(ctx: _Context) -> DerivedDialect:
             if kind in ('empty', 'tool'):
                 continue
             r = _recipient(msg.header)
-            table, key = (recipients, r) if r is not None else (channels, ch[1]) if ch is not None else (None, None)
-            if table is None:
+            if r is not None:
+                table, key = recipients, r
+            elif ch is not None:
+                table, key = channels, ch[1]
+            else:
                 no_recipient.append(kind)
                 continue
             if table.get(key, kind) != kind:
