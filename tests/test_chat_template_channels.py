@@ -288,3 +288,23 @@ def test_register_derived(registries: None) -> None:
     # Harmony is a response parser of its own: the engine plugins' lmparse-auto composes reasoning / tool pairs
     with pytest.raises(TemplateDerivationError, match='Harmony'):
         register_derived(CHANNELS / 'harmony.jinja')
+
+
+def test_which_and_parse_on_a_model_folder(capsys: Any, tmp_path: Path) -> None:
+    from lmparse import parsers_for_model
+
+    folder = tmp_path / 'acme-oss-20b'
+    folder.mkdir()
+    (folder / 'chat_template.jinja').write_text((CHANNELS / 'harmony_first_call.jinja').read_text(encoding='utf-8'),
+                                                encoding='utf-8')
+    found = parsers_for_model(folder)
+    assert found.chat_template == str(folder)
+    assert found.family == 'derived from the chat template (reasoning and tool calls on HarmonyResponseParser)'
+    assert 'only the first call of a turn' in found.note
+    text, (content, reasoning, calls) = OUTPUTS['harmony']
+    out_file = tmp_path / 'out.txt'
+    out_file.write_text(text, encoding='utf-8')
+    code, out, err = _cli(capsys, 'parse', str(out_file), '--model', str(folder))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc['content'], doc['reasoning_content'], len(doc['tool_calls'])) == (content, reasoning, len(calls))
