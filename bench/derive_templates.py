@@ -2,8 +2,8 @@
 
     python bench/derive_templates.py [--rounds N] [--json] [TEMPLATE ...]
 
-Default templates: tests/data/templates/*.jinja (written for the tests in the
-families' shapes). Each is derived ``--rounds`` times from scratch (no cache:
+Default templates: tests/data/templates/*.jinja and channels/*.jinja (written
+for the tests in the families' shapes). Each is derived ``--rounds`` times from scratch (no cache:
 compile, render every synthetic turn under every thinking setting, infer,
 prove at 1, 4, 16 characters and whole); reported are the best and median
 wall time, the renderings proved, and whether every round gave the same
@@ -59,19 +59,20 @@ def measure(path: Path, rounds: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('templates', nargs='*', type=Path, help='templates (default: tests/data/templates/*.jinja)')
+    ap.add_argument('templates', nargs='*', type=Path,
+                    help='templates (default: tests/data/templates/*.jinja and channels/*.jinja)')
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--json', action='store_true')
     args = ap.parse_args(argv)
-    paths = args.templates or sorted(TEMPLATES.glob('*.jinja'))
+    paths = args.templates or sorted(TEMPLATES.glob('*.jinja')) + sorted((TEMPLATES / 'channels').glob('*.jinja'))
     rows = [measure(p, args.rounds) for p in paths]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
     else:
-        print(f'{"template":30} {"best ms":>8} {"median":>8}  {"det.":4}  {"proved":6}  result')
+        print(f'{"template":34} {"best ms":>8} {"median":>8}  {"det.":4}  {"proved":6}  result')
         for r in rows:
             result = r.get('refused') or f"{r['family']}, reasoning {r['reasoning']}"
-            print(f"{r['template']:30} {r['best_ms']:8.1f} {r['median_ms']:8.1f}  "
+            print(f"{r['template']:34} {r['best_ms']:8.1f} {r['median_ms']:8.1f}  "
                   f"{'yes' if r['deterministic'] else 'NO':4}  {r.get('renderings', '-'):>6}  {result[:110]}")
     return 0 if all(r['deterministic'] for r in rows) else 1
 

@@ -412,6 +412,8 @@ def _derived(model: str, path: Path) -> tuple[ModelParsers | None, str]:
                                                 ('tool calls', dialect.tool_parser)) if cls is not None)
     family = f'derived from the chat template ({what} on {dialect.tools.base.__name__})' if dialect.tools \
         else f'derived from the chat template ({what})'
+    if getattr(dialect, 'response_parser_cls', None) is not None:
+        family = 'derived from the chat template (reasoning and tool calls on HarmonyResponseParser)'
     return ModelParsers(model, family, None, None, 'default', 'no table row; derived from the chat template and '
                         f'proved on {dialect.renderings} of its renderings',
                         '; '.join(dialect.notes), chat_template=str(path)), ''

@@ -812,14 +812,17 @@ def _json_or_raw(raw: str) -> Any:
     return raw
 
 
-def _channel_call(g: Any, name: str, rng: random.Random, vocab: Vocabulary = PLAIN) -> tuple[str, Any]:
-    """One call's markup inside a tool message and its arguments as the family builds them."""
+def _channel_call(g: Any, name: str, rng: random.Random, vocab: Vocabulary = PLAIN,
+                  closed: bool = False) -> tuple[str, Any]:
+    """One call's markup inside a tool message and its arguments as the family builds them (``closed``: every
+    parameter keeps its close tag)."""
     args = _json_args(rng, _params_for(name), vocab)
     # the offered parameters are string-typed: Spark keeps their text, Beam's schema types them as text
     keep = name in OFFERED and (g.keep_string_parameters or g.values == 'schema')
     want = {k: (v if keep or g.values == 'schema' else _json_or_raw(v)) for k, v in args.items()}
     if g.value_newlines:
-        params = ''.join(f'{g.parameter} name="{k}">\n{v}\n' + (g.parameter_close if rng.random() < 0.8 else '')
+        params = ''.join(f'{g.parameter} name="{k}">\n{v}\n' + (g.parameter_close if rng.random() < 0.8 or closed
+                                                                  else '')
                          for k, v in args.items())
     else:
         params = ''.join(f'{g.parameter} name="{k}">{v}{g.parameter_close}\n' for k, v in args.items())
@@ -828,17 +831,22 @@ def _channel_call(g: Any, name: str, rng: random.Random, vocab: Vocabulary = PLA
     return f'{g.invoke} name="{name}">\n{params}{g.invoke_close}\n', want
 
 
-def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLAIN) -> Built:
+def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PLAIN, shown: Any = None) -> Built:
     """Messages of a recipient-channel grammar: reasoning, content, dropped and tool messages (echoed call
-    markup in text messages), maybe unframed text first, and text messages left unterminated before a header."""
+    markup in text messages), maybe unframed text first, and text messages left unterminated before a header.
+
+    ``shown``: a grammar derived from a chat template (lmparse.templates): only the text-message headers it
+    declares are written, and only well-formed (every message and parameter closed), the output a model
+    trained on that template writes; the expected result is still ``cfg``'s."""
     g = _grammar(cfg.tool_cls) or _grammar(cfg.reasoning_cls)
+    h = g if shown is None else shown
     by_kind: dict[str, list[tuple[str | None, str | None]]] = {'reasoning': [], 'content': [], 'drop': []}
-    for r, k in g.recipients.items():
+    for r, k in h.recipients.items():
         if k in by_kind:
             by_kind[k].append((r, None))
-    for c, k in g.channels.items():
+    for c, k in h.channels.items():
         by_kind[k].append((None, c))
-    if not g.channels:
+    if not h.channels and (shown is None or not shown.recipients):
         by_kind[g.no_recipient].append((None, None))
     parts: list[str] = []
     visible: list[str] = []
@@ -855,7 +863,7 @@ def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PL
             recipient = _pick_name(rng)
             channel = rng.choice(list(g.channels)) if g.channels else None
             names = [recipient] if g.invoke is None else [_pick_name(rng) for _ in range(rng.randint(1, 2))]
-            built = [_channel_call(g, n, rng, vocab) for n in names]
+            built = [_channel_call(g, n, rng, vocab, closed=shown is not None) for n in names]
             body = ''.join(markup for markup, _ in built)
             if g.invoke is not None and rng.random() < 0.8:
                 body = '<atem:function_calls>\n' + body + '</atem:function_calls>'
@@ -867,7 +875,7 @@ def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PL
             recipient, channel = rng.choice(by_kind[kind])
             body = _text(rng, pieces=vocab.reasoning if kind == 'reasoning' else vocab.content)
             if rng.random() < 0.3:
-                body += _channel_call(g, 'search', rng)[0]  # echoed call markup: text
+                body += _channel_call(g, 'search', rng, closed=shown is not None)[0]  # echoed call markup: text
             if kind != 'drop':
                 visible.append(body)
         start = '' if (i == 0 and not parts) or unterminated else g.start + 'assistant'
@@ -878,7 +886,7 @@ def build_channel_output(cfg: Config, rng: random.Random, vocab: Vocabulary = PL
         if pending_framed:
             visible.append(framed.lstrip(' ') + body)
         # a text message may miss its terminator when the next header follows (after a space)
-        unterminated = kind in ('reasoning', 'content') and bool(g.in_body_headers) and rng.random() < 0.2
+        unterminated = kind in ('reasoning', 'content') and bool(h.in_body_headers) and rng.random() < 0.2
         if unterminated:
             parts.append(' ')
             visible.append(' ')

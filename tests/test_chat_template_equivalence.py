@@ -15,7 +15,9 @@ kimi_k3, deepseek-v3, deepseek-v31, deepseek-v32, llama3_json, pythonic,
 mistral and gemma4 (bench fixtures) with the template files under
 tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
 spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
-with inline templates (the end of this file).
+with inline templates; beam, muse (recipient channels) and gpt-oss (Harmony)
+with the templates under tests/data/templates/channels/ (bench fixtures and
+property lane; the end of this file).
 
 Limits: the recovery rules of some built-ins (Qwen3-Coder's bare
 ``<function=``, a missing value close tag) are beyond what a template shows, so
@@ -29,8 +31,15 @@ a template never shows;
 llama3_json and pythonic (bare calls, no marker before them) derive as those
 built-ins' bare readings, their open markers kept, so the comparison shows the
 template's field names and literals change nothing;
+beam and muse in the property lane on well-formed outputs written with the
+headers the template shows (a derived grammar has no rule for a missing
+terminator or parameter close tag, and no reading of a header the template
+never writes: Muse Spark's recipient-less reasoning, ``to=developer``);
+muse_glimmer is not compared: its reading differs from a template-derived one
+only where the template says nothing (recipient-less messages) or where the
+schema types a value as a string (Glimmer decodes a string-typed ``42``);
 not derived (so not compared): xlam's bare JSON arrays, reasoning markers that
-are prose (granite), recipient channels (beam, muse), Harmony; and not compared: dialects
+are prose (granite); and not compared: dialects
 with framing rules of their own (cohere — a Cohere-shaped template does derive,
 tests/data/templates/json_array_framed.jinja —, ernie, hunyuan, inkling, plamo,
 hy_v3, k2_horizon, step3).
@@ -51,6 +60,7 @@ pytest.importorskip('jinja2')
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import lmparse  # noqa: E402
 from bench.fixtures import BenchFixture, load_all  # noqa: E402
 from lmparse import BaseResponseParser, ReasoningParserManager, ToolParserManager, derive_dialect  # noqa: E402
 from tests import dialect_corpus as dc  # noqa: E402
@@ -328,4 +338,123 @@ def test_inline_template_same_as_builtin(tool: str) -> None:
         ToolParserManager.module_dict.pop(name, None)
         ReasoningParserManager.module_dict.pop(name, None)
         for key in [k for k in dc._CLASSES if k[0] in (derived_cfg, builtin_cfg)]:
+            dc._CLASSES.pop(key, None)
+
+
+# ---- message-framed templates: recipient channels (beam, muse) and Harmony (gpt-oss) ----------------------
+# Templates under tests/data/templates/channels/ written in the shapes of lmparse.dialects.beam / muse / gpt_oss.
+# The derived grammars declare what the templates write (no recovery of a missing terminator or parameter close
+# tag, no header a template never writes): the property lane's channel outputs are generated well-formed and
+# with the derived grammar's headers (dialect_corpus.build_channel_output(shown=...)), expected as the built-in
+# reads them.
+
+CHANNELS = TEMPLATES / 'channels'
+# built-in tool (or response) parser -> (template, built-in reasoning parser)
+FRAMED: dict[str, tuple[str, str | None]] = {
+    'beam': ('beam_channels', 'beam'),
+    'muse': ('muse_channels', 'muse'),
+    'gpt-oss': ('harmony', None),
+}
+
+
+def _framed(template: str) -> Any:
+    return derive_dialect(CHANNELS / f'{template}.jinja')
+
+
+FRAMED_FIXTURES = [f for f in load_all() if (f.tool_parser or f.response_parser) in FRAMED]
+
+
+def test_every_framed_dialect_has_fixtures() -> None:
+    assert {f.tool_parser or f.response_parser for f in FRAMED_FIXTURES} == set(FRAMED)
+
+
+@pytest.mark.parametrize('fixture', FRAMED_FIXTURES, ids=[f.id for f in FRAMED_FIXTURES])
+def test_framed_bench_fixture_same_as_builtin(fixture: BenchFixture) -> None:
+    key = fixture.tool_parser or fixture.response_parser
+    templates = [FRAMED[key][0]] + (['harmony_first_call'] if key == 'gpt-oss' else [])
+    if key == 'gpt-oss':
+        builtin = lmparse.ResponseParserManager.get('gpt-oss').with_parsers(input_mode='text')
+    else:
+        builtin = BaseResponseParser.with_parsers(fixture.reasoning_parser, fixture.tool_parser)
+    for template in templates:
+        ours = _framed(template).response_parser()
+        for size in (1, 4, 16, 256, 0):
+            assert _run(ours, fixture.request, fixture.text, size) == \
+                _run(builtin, fixture.request, fixture.text, size), (fixture.id, template, size)
+        exp = fixture.expected
+        content, reasoning, calls = _run(ours, fixture.request, fixture.text, 0)
+        assert (content, reasoning) == (exp.content, exp.reasoning)
+        assert [(n, json.loads(a)) for n, a in calls] == [(n, json.loads(a)) for n, a in exp.calls]
+
+
+@pytest.mark.parametrize('tool', ['beam', 'muse'])
+def test_framed_property_lane_valid_outputs(tool: str) -> None:
+    """Well-formed channel outputs in the derived grammar's headers: the derived parsers give the generated
+    result, the same as the built-in parsers, in any chunking."""
+    template, reasoning = FRAMED[tool]
+    dialect = _framed(template)
+    name = f'derived-test-{template}'
+    ToolParserManager.register_module(name, module=dialect.tool_parser)
+    ReasoningParserManager.register_module(name, module=dialect.reasoning_parser)
+    derived_cfg = dc.Config(f'{name}|{name}', 'router', name, name)
+    builtin_cfg = dc.Config(f'{tool}|{reasoning}', 'router', tool, reasoning)
+    try:
+        @_lane_settings(60)
+        @given(seed=st.integers(0, 2**32 - 1), data=st.data())
+        def check(seed: int, data: st.DataObject) -> None:
+            built = dc.build_channel_output(builtin_cfg, random.Random(seed), shown=dialect.grammar)
+            chunks, flush = data.draw(_chunking(built.text))
+            dc.check_text(derived_cfg, built.text, chunks, flush, built)
+            ours = dc.run_stream(dc.new_parser(derived_cfg), [(c, []) for c in chunks], flush)
+            theirs = dc.run_stream(dc.new_parser(builtin_cfg), [(built.text, [])], False)
+            assert ours.key() == theirs.key(), built.text
+
+        check()
+        # marker soup: every streaming invariant holds
+        pieces = dc.soup_pieces(derived_cfg)
+
+        @_lane_settings(30)
+        @given(data=st.data())
+        def soup(data: st.DataObject) -> None:
+            text = ''.join(data.draw(st.lists(st.sampled_from(pieces), max_size=30)))
+            chunks, flush = data.draw(_chunking(text))
+            dc.check_text(derived_cfg, text, chunks, flush)
+
+        soup()
+    finally:
+        ToolParserManager.module_dict.pop(name, None)
+        ReasoningParserManager.module_dict.pop(name, None)
+        for key in [k for k in dc._CLASSES if k[0] in (derived_cfg, builtin_cfg)]:
+            dc._CLASSES.pop(key, None)
+
+
+@pytest.mark.parametrize('template', ['harmony', 'harmony_first_call'])
+def test_harmony_property_lane(template: str) -> None:
+    """The property lane's Harmony outputs, in text mode (any chunking) and token-id mode (any grouping): the
+    derived response parser gives the generated result, the same as gpt-oss's."""
+    dialect = _framed(template)
+    name = f'derived-test-{template}'
+    lmparse.ResponseParserManager.register_module(name, module=dialect.response_parser_cls)
+    text_cfg = dc.Config(f'{name}|text', 'response', response=name, input_mode='text')
+    ids_cfg = dc.Config(f'{name}|ids', 'response', response=name, input_mode='ids')
+    builtin_cfg = dc.Config('gpt-oss|text', 'response', response='gpt-oss', input_mode='text')
+    try:
+        assert text_cfg.is_harmony
+
+        @_lane_settings(60)
+        @given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(0, 9), min_size=1, max_size=12),
+               data=st.data())
+        def check(seed: int, sizes: list[int], data: st.DataObject) -> None:
+            built = dc.build_harmony_output(random.Random(seed))
+            chunks, flush = data.draw(_chunking(built.text))
+            dc.check_text(text_cfg, built.text, chunks, flush, built)
+            ours = dc.run_stream(dc.new_parser(text_cfg), [(c, []) for c in chunks], flush)
+            theirs = dc.run_stream(dc.new_parser(builtin_cfg), [(built.text, [])], False)
+            assert ours.key() == theirs.key(), built.text
+            dc.check_harmony_ids(ids_cfg, built.tokens, sizes, flush, built)
+
+        check()
+    finally:
+        lmparse.ResponseParserManager.module_dict.pop(name, None)
+        for key in [k for k in dc._CLASSES if k[0] in (text_cfg, ids_cfg, builtin_cfg)]:
             dc._CLASSES.pop(key, None)

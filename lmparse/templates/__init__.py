@@ -66,6 +66,12 @@ def register_derived(source: Any, *, special_tokens: dict[str, str] | None = Non
     override = os.environ.get('LMPARSE_CHAT_TEMPLATE')
     tpl = load_chat_template(override if override else source, special_tokens=special_tokens)
     dialect = derive_dialect(tpl)
+    if getattr(dialect, 'response_parser_cls', None) is not None:
+        # Harmony is a response parser of its own, not a reasoning / tool pair the engines compose
+        raise TemplateDerivationError('template', 'the chat template is Harmony (gpt-oss), which lmparse parses with '
+                                                  'a response parser of its own, not a reasoning / tool parser pair: '
+                                                  "use the engine's own gpt-oss parsers, or lmparse's gpt-oss "
+                                                  'response parser (lmparse parse / serve --chat-template)')
     name = 'chat-template-' + _key(tpl)[:12]
     if dialect.reasoning_parser is not None:
         ReasoningParserManager.register_module(name, module=dialect.reasoning_parser)

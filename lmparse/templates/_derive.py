@@ -918,6 +918,11 @@ def derive_dialect(source: Any, *, special_tokens: dict[str, str] | None = None)
     notes: list[str] = []
     settings = _settings(tpl)
     field_name = _reasoning_field(tpl, settings)
+    from lmparse.templates._derive_channels import derive_framed  # message-framed: recipient channels, Harmony
+
+    framed = derive_framed(tpl, settings, field_name)
+    if framed is not None:
+        return framed
     last_error: TemplateDerivationError | None = None
     for string_arguments in (False, True):
         try:
