@@ -52,7 +52,7 @@ def param(name: str, value: str, string: bool = True) -> str:
 
 def tags(tool: str) -> tuple[str, ...]:
     name = BLOCK[tool]
-    return ('<think>', '</think>', f'\n\n<{D}{name}>', f'</{D}{name}>', f'<{D}invoke', f'</{D}invoke>',
+    return ('<think>', '</think>', f'\n\n<{D}{name}>', f'<{D}{name}>', f'</{D}{name}>', f'<{D}invoke', f'</{D}invoke>',
             f'<{D}parameter', f'</{D}parameter>', '">')
 
 
@@ -80,6 +80,17 @@ TRICKY_JSON = '{"q": "</' + D + 'parameter> and \\"}\\" ]", "n": [1, {"k": null}
 assert json.loads(TRICKY_JSON)['q'].startswith('</')
 LONG_RAW = ''.join(f'if a < {i}: b = "</{D}param" + "</{D}parameter" + \'</\'  # 北\n' for i in range(9))
 assert len(LONG_RAW) > 2 * 256
+
+
+# The block open tag quoted at the very start of the answer.
+LOOKALIKES = {tool: f'<{D}{name}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}'
+              for tool, name in BLOCK.items()}
+
+
+def bare(tool: str, space: str, *invokes: str) -> str:
+    """A block whose open tag has no blank line before it, ``space`` after it."""
+    name = BLOCK[tool]
+    return f'<{D}{name}>{space}' + ''.join(i + '\n' for i in invokes) + f'</{D}{name}>'
 
 
 def cases_for(tool: str) -> list[Case]:
@@ -133,10 +144,34 @@ def cases_for(tool: str) -> list[Case]:
              'Hello.' + b(invoke('get_time')), 'Hello.', None, [('get_time', '{}')], p),
         Case(f'{p}-tool-choice-none', tool,
              'x' + b(invoke('get_time')), 'x' + b(invoke('get_time')), None, [], None, {'tool_choice': 'none'}),
-        # mid-answer the open tag needs its two newlines (at the start of the answer it opens a block)
-        Case(f'{p}-lookalikes', tool,
+        # mid-answer the open tag needs its two newlines
+        Case(f'{p}-lookalikes-mid-answer', tool,
              f'x <{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}',
              f'x <{D}{BLOCK[tool]}> needs two newlines; \n<{D} and \n\n<{D}inv end \n\n<{D}', None, []),
+        # at the start of the answer, without them, it opens a block only when an invoke open tag follows
+        Case(f'{p}-lookalikes', tool, LOOKALIKES[tool], LOOKALIKES[tool], None, []),
+        Case(f'{p}-lookalikes-after-think', tool, 'r</think>' + LOOKALIKES[tool], LOOKALIKES[tool], 'r', [], p, THINK),
+        Case(f'{p}-bare-tag-leading-space-text', tool, f' \n<{D}{BLOCK[tool]}> is the tag',
+             f' \n<{D}{BLOCK[tool]}> is the tag', None, []),
+        Case(f'{p}-bare-tag-alone', tool, f'<{D}{BLOCK[tool]}>\n', f'<{D}{BLOCK[tool]}>\n', None, []),
+        Case(f'{p}-bare-tag-then-partial-invoke', tool, f'<{D}{BLOCK[tool]}>\n<{D}inv', f'<{D}{BLOCK[tool]}>\n<{D}inv',
+             None, []),
+        Case(f'{p}-bare-tag-then-other-tag', tool, f'<{D}{BLOCK[tool]}>\n{param("q", "v")}',
+             f'<{D}{BLOCK[tool]}>\n{param("q", "v")}', None, []),
+        Case(f'{p}-bare-tag-quoted-then-block', tool, f'<{D}{BLOCK[tool]}> quoted.' + b(invoke('get_time')),
+             f'<{D}{BLOCK[tool]}> quoted.', None, [('get_time', '{}')]),
+        Case(f'{p}-bare-tag-then-its-block', tool, f'<{D}{BLOCK[tool]}>' + b(invoke('get_time')),
+             f'<{D}{BLOCK[tool]}>', None, [('get_time', '{}')]),
+        Case(f'{p}-bare-block', tool, bare(tool, '\n', invoke('search', param('query', 'q'))), None, None,
+             [('search', '{"query": "q"}')]),
+        Case(f'{p}-bare-block-no-space', tool, '\n ' + bare(tool, '', invoke('get_time')) + 'Done.', 'Done.', None,
+             [('get_time', '{}')]),
+        Case(f'{p}-bare-block-after-think', tool, 'r</think>' + bare(tool, '\n', invoke('get_time')), None, 'r',
+             [('get_time', '{}')], p, THINK),
+        Case(f'{p}-bare-block-window-whitespace', tool, bare(tool, ' \n\t' * 21 + '\n', invoke('get_time')),
+             None, None, [('get_time', '{}')]),
+        Case(f'{p}-bare-block-whitespace-over-window', tool, bare(tool, ' \n\t' * 21 + '\n\n', invoke('get_time')),
+             bare(tool, ' \n\t' * 21 + '\n\n', invoke('get_time')), None, []),
         # malformed and truncated payloads (documented best effort)
         Case(f'{p}-garbage-in-block', tool,
              'a' + block(tool, 'not dsml at all <b>', invoke('get_time')) + 'b',
@@ -271,6 +306,26 @@ def test_identity_before_parameters(tool: str, make_parser: Any) -> None:
     # The raw string streamed before its close tag arrived: more than one fragment.
     assert ''.join(d.function.arguments for d in seen[1:]) == '{"city": "Paris"}'
     assert len(seen) > 4
+
+
+def test_bare_tag_held_until_decided(make_parser: Any) -> None:
+    """The block tag without its blank line at the start of the answer: held while what follows may
+    still be an invoke open tag, released as content as soon as it cannot be, a block when it is."""
+    def content(flagged: list[Any]) -> str:
+        return ''.join(m.content or '' for m, _ in flagged)
+
+    parser = make_parser(None, 'deepseek-v4')
+    assert parser.stream_chunk(f'<{D}tool_calls>', []) == []
+    assert parser.stream_chunk('\n ' + ' ' * 60, []) == []  # 62 whitespace characters: still undecided
+    assert parser.stream_chunk(f'<{D}inv', []) == []
+    assert content(parser.stream_chunk('ented here', [])) == f'<{D}tool_calls>\n ' + ' ' * 60 + f'<{D}invented here'
+    parser = make_parser(None, 'deepseek-v4')
+    assert parser.stream_chunk(f'<{D}tool_calls>' + ' ' * 64, []) == []
+    assert content(parser.stream_chunk(' ', [])) == f'<{D}tool_calls>' + ' ' * 65  # over the window
+    parser = make_parser(None, 'deepseek-v4')
+    assert parser.stream_chunk(f'<{D}tool_calls>\n', []) == []
+    flagged = parser.stream_chunk(f'<{D}invoke name="get_time">', [])
+    assert [d.function.name for d in tool_deltas(flagged)] == ['get_time'] and content(flagged) == ''
 
 
 def test_string_value_streams_before_close_tag(make_parser: Any) -> None:

@@ -6,7 +6,8 @@ other close tag is text of the value. ``string="false"`` values that are not
 JSON come back as their raw text in a JSON string (never invalid JSON, never
 dropped text), as vLLM's and SGLang's DeepSeek parsers fall back. A DeepSeek
 block whose open tag has no leading blank line (SGLang's tests write
-``<｜DSML｜tool_calls>`` at the start of the answer) is a block there.
+``<｜DSML｜tool_calls>`` at the start of the answer) is a block there when an
+invoke open tag follows the tag; otherwise the tag is content.
 
 Each case: ``parse_complete``, every chunking (one chunk, every split inside
 every tag, fixed and random sizes, an empty final chunk), every two-way
@@ -87,6 +88,12 @@ def deepseek_cases(tool: str) -> list[Case]:
              None, 'Plan.', [('get_time', '{}')], t, t, THINK),
         Case(f'{t}-bare-block-then-text', b(invoke('search', param('query', 'q')), lead='') + '\n\nDone.',
              '\n\nDone.', None, [('search', q({'query': 'q'}))], t),
+        # ... only when an invoke open tag follows it: an answer quoting the tag keeps its text
+        Case(f'{t}-bare-tag-quoted-at-start', f'<{D}{name}> opens a block, {PC} ends a value',
+             f'<{D}{name}> opens a block, {PC} ends a value', None, [], t),
+        Case(f'{t}-bare-tag-quoted-after-thinking', f'Plan.</think>\n<{D}{name}> is the tag',
+             f'\n<{D}{name}> is the tag', 'Plan.', [], t, t, THINK),
+        Case(f'{t}-bare-tag-then-block-close', f'<{D}{name}></{D}{name}>', f'<{D}{name}></{D}{name}>', None, [], t),
         # close tags written inside raw string values are text
         Case(f'{t}-close-tag-in-value', b(invoke('search', param('query', f'a {PC} b'), param('limit', '2', False))),
              None, None, [('search', q({'query': f'a {PC} b', 'limit': 2}))], t),

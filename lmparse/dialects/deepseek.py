@@ -23,7 +23,8 @@ Syntax sources:
   self-closing ``<｜DSML｜invoke name="X"/>`` in a block opened without the blank
   line (``<｜DSML｜tool_calls>`` at the start of the answer): the family takes the
   open tag without its ``block_lead`` there (a bare opener anchored at the start
-  of the answer); mid-answer the tag still needs its blank line.
+  of the answer) when an invoke open tag follows it (else it is content, as
+  LMDeploy keeps it); mid-answer the tag still needs its blank line.
 - ``string="false"`` values that are not JSON are the raw text as a JSON string
   (vLLM's ``deepseekv32_tool_parser`` coerces with a string fallback, SGLang's
   detector keeps the text when ``json.loads`` fails); a parameter close tag

@@ -38,7 +38,11 @@ does not confirm: the value is then not JSON and continues as raw text.
 A block whose open tag is written without the declared ``block_lead``
 (``<｜DSML｜tool_calls>`` at the start of the answer, as SGLang's tests write
 it) is taken there: the family declares the bare open tag to the router,
-anchored at the start of the plain channel.
+anchored at the start of the plain channel. Like a close tag, that tag is
+structure only when the grammar confirms it: an invoke open tag follows it
+(after at most ``_CONFIRM_WINDOW`` whitespace characters). Until then it is
+held; refuted, or unconfirmed at the end of the output, it is content (an
+answer that starts by quoting the tag keeps its text).
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
@@ -320,18 +324,34 @@ cdef class DsmlToolParser(ToolParser):
         return 0
 
     cdef Py_ssize_t skip_open(self, str text, Py_ssize_t size, bint final) except -1:
-        """Past the whitespace and open tag of a bare block (the router saw the tag whole)."""
+        """The open tag of a bare block (the router saw it whole, after whitespace, at the start of the
+        answer) is the block's only when an invoke open tag follows it, after at most
+        ``_CONFIRM_WINDOW`` whitespace characters: returns the offset past the tag. Returns 0 with
+        ``_skip_open`` kept while undecided. Anything else (at the end of the output: nothing)
+        refutes it: the whitespace and the tag go back to the router as content and the block ends.
+        """
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t pos = _skip_space(kind, data, 0, size)
+        cdef Py_ssize_t pos = _skip_space(kind, data, 0, size), end = pos, at
         cdef int found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
         if found == 2:
-            self._skip_open = False
-            return pos + PyUnicode_GET_LENGTH(self._bare_tag)
+            end = pos + PyUnicode_GET_LENGTH(self._bare_tag)
+            at = _skip_space(kind, data, end, size)
+            if at - end <= _CONFIRM_WINDOW:
+                found = 1 if at == size else (marker_match(kind, data, at, size, <str>self._markers[K_INVOKE])
+                                              if PyUnicode_READ(kind, data, at) == self._lead else 0)
+                if found == 2:
+                    self._skip_open = False
+                    return end
+            else:
+                found = 0
         if found == 1 and not final:
             return 0
-        self._skip_open = False  # not there after all: the text is read as the block's
-        return 0
+        self._skip_open = False  # not a block: its text is content, what follows is plain text again
+        self._handback = PyUnicode_Substring(text, 0, end)
+        self._payload_closed = True
+        self._close_tag = None  # the feed closes the block at ``end`` (begin_block_c restores it)
+        return end
 
     cdef int confirm_close(self, str text, Py_ssize_t after, Py_ssize_t size, bint final) except -2:
         """Whether the parameter close tag ending at ``after`` ends the value.

@@ -240,6 +240,10 @@ def dsml_cases(fam: str) -> dict[str, str]:
         'nested_missing_close': 'thinking' + b(S) + '\nstill',
         'nested_then_content_tool': 'r' + b(W) + 'r2</think>c' + b(T),
         'lookalikes': 'r</think>' + f'<{D}tool_calls> and \n<{D}function_calls> x \n\n<{D}inv',
+        # the block tag at the start of the answer, no blank line, no invoke open tag after it: content
+        'bare_tag_then_block': 'r</think>\n ' + f'<{D}{"function_calls" if fam == "v32" else "tool_calls"}>' + b(T),
+        'bare_tag_then_partial_invoke': 'r</think>' + f'<{D}{"function_calls" if fam == "v32" else "tool_calls"}>'
+                                        + f'\n<{D}inv',
         'garbage_in_block': 'r</think>a' + b('junk <b>', T) + 'b',
         'long': 'word ' * 300 + '</think>' + 'text ' * 200 + b(inv('search', prm('query', 'q ' * 400))),
         # truncated at the end of the response
