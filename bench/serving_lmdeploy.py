@@ -27,7 +27,8 @@ stand-ins, because they need a live model:
   default ``PytorchEngineConfig`` with ``session_len``, ``session_mgr`` = LMDeploy's
   ``SessionManager()``, ``epoch`` = 0, ``request_logger``, ``stat_loggers`` = []) and ``None``
   for the model-bound ones (``engine``, ``chat_template``, ``prompt_processor``, ``hf_gen_cfg``,
-  ``hf_cfg``, ``stop_words``). ``preprocess`` does not render the chat template or tokenize a
+  ``hf_cfg``, ``stop_words``); the session manager gets no request-handle pool (``__init__``
+  builds one over the inference engine; the stub's ``generate`` takes no handle). ``preprocess`` does not render the chat template or tokenize a
   prompt: it checks the session as LMDeploy's does and returns LMDeploy's
   ``PreprocessedRequest`` with a fixed prompt of token ids. ``generate`` replays the scenario's
   precomputed steps (:func:`bench.serving_common.steps`) as LMDeploy's ``GenOut`` engine outputs
@@ -82,10 +83,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import importlib
 import json
 import logging
 import os
 import sys
+import time
 import warnings
 from collections.abc import AsyncIterator
 from typing import Any
@@ -157,7 +160,7 @@ def lmdeploy_tokenizer() -> Any:
 def _stub_engine_class() -> type:
     from lmdeploy.logger import RequestLogger
     from lmdeploy.messages import PytorchEngineConfig
-    from lmdeploy.serve.core.async_engine import AsyncEngine, GenOut, PreprocessedRequest
+    from lmdeploy.serve.core.async_engine import AsyncEngine, PreprocessedRequest
     from lmdeploy.serve.core.exceptions import ErrorCode, RequestError
     from lmdeploy.serve.managers import Session, SessionManager
 
@@ -188,7 +191,7 @@ def _stub_engine_class() -> type:
             self.stat_loggers: list[Any] = []
             self.epoch = 0
             self._last_scheduler_tick = None
-            self._last_scheduler_tick_time = 0.0
+            self._last_scheduler_tick_time = time.monotonic()
             self._dispatched_start_time = None
             self._idle_schedule_start_time = None
             # the stub's own
@@ -226,7 +229,6 @@ def _stub_engine_class() -> type:
             finally:
                 self.session_mgr.remove(request.session)
 
-    StubAsyncEngine.GenOut = GenOut  # type: ignore[attr-defined]
     return StubAsyncEngine
 
 
@@ -263,9 +265,9 @@ def _set_parsers(context: Any, reasoning: str | None, tool: str | None, swapped:
     """``validate_parser_names`` + ``api_server.set_parsers`` from pristine slots, frozen into a subclass."""
     from lmdeploy.serve.openai import api_server
 
-    compat = None
+    compat: Any = None
     if swapped:
-        from lmparse.compat import lmdeploy as compat
+        compat = importlib.import_module('lmparse.compat.lmdeploy')
         compat.install()
     try:
         from lmdeploy.serve.parsers import ResponseParserManager, validate_parser_names
