@@ -122,12 +122,12 @@ SCENARIOS: dict[str, Scenario] = {
     'qwen3-json': Scenario('qwen3-json', _hermes_text(), REASONING, CONTENT,
                            (('get_weather', CALL_ARGUMENTS),),
                            vllm=('qwen3', 'hermes'), sglang=('qwen3', 'qwen25'),
-                           lmdeploy=('qwen-qwq', 'qwen3')),
+                           lmdeploy=('default', 'qwen3')),
     # Qwen3-Coder / Qwen3.5+: XML-like <function=...><parameter=...> in <tool_call>.
     'qwen3-xml': Scenario('qwen3-xml', _coder_text(), REASONING, CONTENT,
                           (('get_weather', CALL_ARGUMENTS),),
                           vllm=('qwen3', 'qwen3_coder'), sglang=('qwen3', 'qwen3_coder'),
-                          lmdeploy=('qwen-qwq', 'qwen3coder')),
+                          lmdeploy=('default', 'qwen3coder')),
 }
 
 
