@@ -20,9 +20,13 @@ per configuration the median over rounds of:
 and the plugin's ratios to the engine's parsers (``plugin / engine`` per step and above
 the floor; below 1 means the plugin is cheaper).
 
-Run from the repository root with the peers' venv (tools/install_peers.sh)::
+Run from the repository root; vLLM and SGLang with the peers' venv (tools/install_peers.sh),
+LMDeploy with its own (tools/install_lmdeploy_serving.sh, whose pydantic/fastapi pins differ)::
 
-    /work/venvs/peers/bin/python bench/serving.py [--engines vllm,sglang] [--rounds 30] [--json out.json]
+    VENV/bin/python bench/serving.py [--engines vllm,sglang] [--rounds 30] [--json out.json]
+    LMDEPLOY_VENV/bin/python bench/serving.py --engines lmdeploy
+
+An engine whose packages are missing is reported as skipped, with the reason.
 """
 from __future__ import annotations
 
