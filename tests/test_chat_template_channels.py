@@ -23,6 +23,7 @@ from lmparse.harmony import HarmonyResponseParser  # noqa: E402
 from lmparse.recipient_channels import ChannelToolParser  # noqa: E402
 from lmparse.templates import _derive as derivation, load_chat_template, register_derived  # noqa: E402
 from tests.streaming import fixed_chunks, random_chunks  # noqa: E402
+from tests.test_chat_template import TOOLS, _stream  # noqa: E402
 
 CHANNELS = Path(__file__).parent / 'data' / 'templates' / 'channels'
 
@@ -163,10 +164,6 @@ def test_deterministic() -> None:
 
 # ---- the derived parsers on outputs the synthetic turns never showed ---------------------------------
 
-TOOLS = [{'type': 'function', 'function': {'name': n, 'parameters': {
-    'type': 'object', 'properties': {'city': {'type': 'string'}, 'days': {'type': 'integer'},
-                                     'flags': {'type': 'array'}}}}} for n in ('forecast', 'lookup')]
-
 OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict[str, Any]]]]]] = {
     'beam_channels': (
         '<|channel|>analysis<|message|>Plan: quote <rfl:parameter name="x"> as text.<|end|>'
@@ -190,18 +187,6 @@ OUTPUTS: dict[str, tuple[str, tuple[str | None, str | None, list[tuple[str, dict
         ('Checking.', 'Two lookups; "quotes" and <|constrain|> as text.',
          [('forecast', {'city': 'Oslo', 'days': 2}), ('lookup', {})])),
 }
-
-
-def _stream(cls: Any, chunks: list[str]) -> tuple[str | None, str | None, list[tuple[str, Any]]]:
-    parser = cls({'model': 'm', 'messages': [], 'tools': TOOLS})
-    content, reasoning, deltas = [], [], []
-    for i, chunk in enumerate(chunks):
-        for message, _ in parser.stream_chunk(chunk, [], final=i == len(chunks) - 1):
-            content.append(message.content or '')
-            reasoning.append(message.reasoning_content or '')
-            deltas.extend(message.tool_calls or ())
-    calls = [(c.function.name, json.loads(c.function.arguments)) for c in parser.tool_parser.build_tool_calls(deltas)]
-    return ''.join(content) or None, ''.join(reasoning) or None, calls
 
 
 @pytest.mark.parametrize('name', sorted(OUTPUTS))

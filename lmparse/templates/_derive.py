@@ -58,7 +58,7 @@ from lmparse.reasoning import ReasoningParser
 from lmparse.response import BaseResponseParser
 from lmparse.templates._derive_markup import (
     bare_failure, bare_json, bare_note, bare_pythonic, channel_end, channel_reasoning, derive_channel_tags,
-    derive_name_keyed, derive_ns_elements, is_channel_marker, stop_at_marker_boundary, valued_settings)
+    derive_name_keyed, derive_ns_elements, is_channel_marker, stop_at_marker_boundary, valued_settings, value_typing)
 from lmparse.templates._errors import TemplateDerivationError
 from lmparse.templates._render import ChatTemplate, load_chat_template
 from lmparse.tools.base import ToolParser
@@ -697,15 +697,10 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
         'dsml_token': tok, 'tool_calls_block_name': block.group('block'), 'block_lead': lead,
         'invoke_element': invoke.group('el'), 'parameter_element': city.group('el'),
         'call_name_attribute': invoke.group('attr'), 'parameter_key_attribute': city.group('attr')}
-    typed = [re.fullmatch(r'\s*([\w:-]+)="([^"]*)"\s*', p.group('rest')) for p in (city, days)]
-    if typed[0] and typed[1] and typed[0].group(1) == typed[1].group(1) and typed[0].group(2) != typed[1].group(2):
-        attrs['string_attribute'] = typed[0].group(1)
-        attrs['string_attribute_values'] = (typed[0].group(2),)
-    elif not city.group('rest').strip() and not days.group('rest').strip():
-        attrs['string_attribute'] = None
-        attrs['schema_typed_values'] = True  # no type marker: the request's schema types each value
-    else:
+    typing = value_typing(city, days)
+    if typing is None:
         return None
+    attrs.update(typing)
     return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
 
 

@@ -553,16 +553,9 @@ def _channels(ctx: _Context) -> DerivedDialect:
 def python_source(dialect: FramedDialect, name: str) -> str:
     """A dialect module declaring a framed dialect (``lmparse derive``): the grammar and its two halves, or the
     Harmony response parser."""
-    from lmparse.templates._source import _class_prefix
+    from lmparse.templates._source import module_header
 
-    if not re.fullmatch(r'[A-Za-z0-9_.\-]+', name):
-        raise ValueError(f'a parser name is letters, digits, "_", "-" and ".", got {name!r}')
-    prefix = _class_prefix(name)
-    lines = [f'"""{prefix} dialect, derived by `lmparse derive` from the chat template {dialect.origin}.', '',
-             'Proved by round trip on the template\'s own renderings '
-             f'({dialect.renderings} renderings, streamed at 1, 4 and 16 characters and whole).']
-    lines += [f'Note: {note}' for note in dialect.notes]
-    lines += ['"""', 'from __future__ import annotations', '']
+    prefix, lines = module_header(dialect, name)
     if dialect.response_parser_cls is not None:
         lines += ['from lmparse.harmony import HarmonyResponseParser',
                   'from lmparse.registry import ResponseParserManager', '', '',

@@ -50,6 +50,18 @@ __all__ = ['bare_failure', 'bare_json', 'bare_note', 'bare_pythonic', 'channel_e
 _THINKING_NAME = re.compile(r'think', re.IGNORECASE)
 
 
+
+def value_typing(string_arg: re.Match[str], number_arg: re.Match[str]) -> dict[str, Any] | None:
+    """How argument tags mark a value's type, from a string argument's and a number argument's tag ('rest' group:
+    what follows the key attribute): one attribute whose two values tell text from JSON, or none at all (the
+    request's schema types each value); None when the tags do neither."""
+    typed = [re.fullmatch(r'\s*([\w:-]+)="([^"]*)"\s*', p.group('rest')) for p in (string_arg, number_arg)]
+    if typed[0] and typed[1] and typed[0].group(1) == typed[1].group(1) and typed[0].group(2) != typed[1].group(2):
+        return {'string_attribute': typed[0].group(1), 'string_attribute_values': (typed[0].group(2),)}
+    if not string_arg.group('rest').strip() and not number_arg.group('rest').strip():
+        return {'string_attribute': None, 'schema_typed_values': True}
+    return None
+
 def valued_settings(source: str, variables: frozenset[str], boolean: tuple[str, ...]) -> list[dict[str, Any]]:
     """``{variable: value}`` for each string a thinking-named template variable is compared with
     (``thinking_mode == 'enabled'``), in source order; ``boolean`` variables are rendered as True / False
@@ -222,13 +234,9 @@ def derive_channel_tags(outputs: dict[str, str], declaration: Any, base: type) -
         'tool_calls_block_name': name, 'block_lead': '', 'invoke_element': invoke.group('el'),
         'parameter_element': element, 'call_name_attribute': invoke.group('attr'),
         'parameter_key_attribute': city.group('attr')}
-    typed = [re.fullmatch(r'\s*([\w:-]+)="([^"]*)"\s*', p.group('rest')) for p in (city, days)]
-    if typed[0] and typed[1] and typed[0].group(1) == typed[1].group(1) and typed[0].group(2) != typed[1].group(2):
-        attrs['string_attribute'] = typed[0].group(1)
-        attrs['string_attribute_values'] = (typed[0].group(2),)
-    elif not city.group('rest').strip() and not days.group('rest').strip():
-        attrs['string_attribute'] = None
-        attrs['schema_typed_values'] = True  # no type marker: the request's schema types each value
+    typing = value_typing(city, days)
+    if typing is not None:
+        attrs.update(typing)
     else:
         raise TemplateDerivationError('arguments', f'the argument tags carry attributes ({city.group("rest")!r}, '
                                                    f'{days.group("rest")!r}) that are neither one type attribute '

@@ -29,8 +29,8 @@ def _attr_lines(attrs: dict[str, Any]) -> list[str]:
     return [f'    {key} = {value!r}' for key, value in attrs.items()]
 
 
-def python_source(dialect: Any, name: str) -> str:
-    """Python source declaring a :class:`DerivedDialect`'s classes and registering them under ``name``."""
+def module_header(dialect: Any, name: str) -> tuple[str, list[str]]:
+    """The class-name prefix for ``name`` and the opening lines of a derived dialect's module."""
     if not re.fullmatch(r'[A-Za-z0-9_.\-]+', name):
         raise ValueError(f'a parser name is letters, digits, "_", "-" and ".", got {name!r}')
     prefix = _class_prefix(name)
@@ -39,6 +39,12 @@ def python_source(dialect: Any, name: str) -> str:
              f'({dialect.renderings} renderings, streamed at 1, 4 and 16 characters and whole).']
     lines += [f'Note: {note}' for note in dialect.notes]
     lines += ['"""', 'from __future__ import annotations', '']
+    return prefix, lines
+
+
+def python_source(dialect: Any, name: str) -> str:
+    """Python source declaring a :class:`DerivedDialect`'s classes and registering them under ``name``."""
+    prefix, lines = module_header(dialect, name)
     imports = ['from lmparse.registry import ReasoningParserManager, ToolParserManager']
     if dialect.reasoning is not None:
         imports.append('from lmparse.reasoning import ReasoningParser')
