@@ -12,7 +12,8 @@ and marker soup keeps every streaming invariant.
 Covered: qwen3, internlm, llama3, jamba, apertus, qwen3coder, glm47,
 minicpm5, lfm2, olmo3 (property lane), minimax_m2, minimax_m3, kimi_k2,
 kimi_k3, deepseek-v3, deepseek-v31, deepseek-v32, llama3_json, pythonic,
-mistral and gemma4 (bench fixtures) with the template files under
+ernie45, hunyuan_a13b, hy_v3, k2_horizon, step3, granite-20b-fc,
+mistral, gemma4, cohere_command4 and plamo3 (bench fixtures) with the template files under
 tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
 spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
 with inline templates; beam, muse (recipient channels) and gpt-oss (Harmony)
@@ -38,11 +39,29 @@ never writes: Muse Spark's recipient-less reasoning, ``to=developer``);
 muse_glimmer is not compared: its reading differs from a template-derived one
 only where the template says nothing (recipient-less messages) or where the
 schema types a value as a string (Glimmer decodes a string-typed ``42``);
+built-ins with framing of their own, compared where a template shows it:
+ERNIE's ``<response>`` and Hunyuan-A13B's ``<answer>`` answer frames derive as
+content markers (A13B's ``</answer>`` from the end of turn every rendering
+shares), HY v3's suffixed tokens and K2 Horizon's ``<ifm|...>`` groups as the
+XML family, Step-3's steptml calls in a special-token section (the per-call
+``<｜tool_call_begin｜>function<｜tool_sep｜>`` header skipped as text between
+calls) and PLaMo 3's per-request markers and argument preamble as the section
+family; K2 Horizon and HY v3 are compared under their default
+``reasoning_effort`` (a template renders one reasoning pair: K2 Horizon's other
+efforts' ``<ifm|think_fast>`` pairs and its ``tool_call_format`` refusals are
+request rules a template does not show); Cohere Command 4 and PLaMo 3 on their
+bench fixtures only: Command 4's built-in drops both answer pairs
+(``<|START_RESPONSE|>`` and ``<|START_TEXT|>``) where a template writes one, and
+PLaMo 3's drops its end-of-turn token ``<|plamo:tag|>`` anywhere in the output,
+where a template writes it only as the end of turn (the stop), the property
+lane generating both inside outputs;
 not derived (so not compared): xlam's bare JSON arrays, reasoning markers that
-are prose (granite); and not compared: dialects
-with framing rules of their own (cohere — a Cohere-shaped template does derive,
-tests/data/templates/json_array_framed.jinja —, ernie, hunyuan, inkling, plamo,
-hy_v3, k2_horizon, step3).
+are prose (granite: tests/data/templates/granite_prose.jinja is refused,
+part ``reasoning``), Inkling's block headers
+(tests/data/templates/inkling_blocks.jinja is refused, part ``template``: the
+call name written in a ``<|message_model|>`` header before the block kind,
+metadata the built-in declares with ``header_markers`` / ``header_ends`` and
+no derivation infers).
 """
 from __future__ import annotations
 
@@ -88,9 +107,19 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'llama3_json': ('bare_json', None),
     'pythonic': ('pythonic_bare', None),
     'olmo3': ('pythonic_no_brackets', None),
+    # built-ins with framing of their own: answer frames as content markers, suffixed tokens, sections
+    'ernie45': ('ernie_response', 'ernie45'),
+    'hunyuan_a13b': ('hunyuan_answer', 'hunyuan_a13b'),
+    'hy_v3': ('hy_suffixed', 'hy_v3'),
+    'k2_horizon': ('k2_horizon', 'k2_horizon'),
+    'step3': ('step3_steptml', 'step3'),
+    'granite-20b-fc': ('granite_function_call', None),
 }
 # Gemma 4: its fixtures only; the built-in also reads a bare ':' call prefix the property lane generates
-FIXTURE_TEMPLATES = {**{tool: template for tool, (template, _) in EQUIVALENT.items()}, 'gemma4': 'brace_calls'}
+# Cohere Command 4 and PLaMo 3: their fixtures only; their built-ins drop markers the property lane sprinkles and a
+# template writes only elsewhere (Command 4 either answer pair, PLaMo 3 its end-of-turn token)
+FIXTURE_TEMPLATES = {**{tool: template for tool, (template, _) in EQUIVALENT.items()}, 'gemma4': 'brace_calls',
+                     'cohere_command4': 'cohere_command4', 'plamo3': 'plamo_requests'}
 
 
 def _template_for(f: BenchFixture) -> str | None:

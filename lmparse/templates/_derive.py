@@ -586,6 +586,16 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     pieces = [p for p in _SPECIAL.split(one[:args[0]]) if p.strip()]
     after = [p for p in _SPECIAL.split(one[args[1]:]) if p.strip()]
     where = f'in the rendered call {one!r}'
+    # markers between the section's and the call's (PLaMo's per-call request marker) are text between calls,
+    # which the family skips; the proof checks it
+    lead = next((i for i, p in enumerate(pieces) if not p.startswith('<')), len(pieces))
+    if lead > 2 and all(p.startswith('<') for p in pieces[:lead]):
+        pieces = [pieces[0]] + pieces[lead - 1:]
+    if len(pieces) > 5 and pieces[2].strip() == 'get_weather' and pieces[3].startswith('<'):
+        # a name header followed by a preamble of several pieces before the arguments (PLaMo's
+        # '<end_name><begin_arguments><constrain>json<msg>'): one argument marker, as the family takes it
+        head = one.index(pieces[2]) + len(pieces[2])
+        pieces = pieces[:3] + [one[head:args[0]].strip()]
     if len(pieces) not in (4, 5) or not all(pieces[i].startswith('<') for i in (0, 1, 3)) \
             or pieces[2].startswith('<'):
         return None  # not special-token sections
@@ -594,6 +604,8 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     fence = None
     if after and not after[0].startswith('<'):  # the closing fence of a fenced value
         fence = after.pop(0).strip()
+    if len(after) > 2 and all(p.startswith('<') for p in after):
+        after = [after[0], after[-1]]  # markers between the call's end and the section's: text between calls
     if len(after) != 2 or not all(p.startswith('<') for p in after):
         raise TemplateDerivationError('tool_calls', f'after the arguments expected a call end and a section end '
                                                     f'marker, found {after!r} {where}')
@@ -681,6 +693,8 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
     block = None
     for found in re.finditer('<' + re.escape(tok) + r'(?P<block>[^<>\s/]+)>', one[:invoke.start()]):
         block = found
+    if block is None and all(params.values()):
+        return _dsml_in_section(outputs, one, invoke, params)
     if block is None or not all(params.values()):
         return None
     city, days = params['city'], params['days']
@@ -707,6 +721,28 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
     else:
         return None
     return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
+
+
+def _dsml_in_section(outputs: dict[str, str], one: str, invoke: re.Match[str],
+                     params: dict[str, re.Match[str] | None]) -> ToolDeclaration | None:
+    """Attribute-named calls in a special-token section (Step-3: ``<｜tool_calls_begin｜>`` ...
+    ``<｜tool_calls_end｜>``, a per-call ``<｜tool_call_begin｜>function<｜tool_sep｜>`` header before each
+    invoke and ``<｜tool_call_end｜>`` after it, which the family skips as text between calls)."""
+    city, days = params['city'], params['days']
+    assert city is not None and days is not None
+    if (city.group('el'), city.group('attr')) != (days.group('el'), days.group('attr')) \
+            or city.group('rest').strip() or days.group('rest').strip():
+        return None
+    tok = invoke.group('tok')
+    before = _SPECIAL.findall(one[:invoke.start()])
+    after = _SPECIAL.findall(one[days.end():])
+    if not before or not after or any(m.startswith('<' + tok) for m in (before[0], after[-1])):
+        return None
+    return ToolDeclaration('attribute-named', DsmlToolParser, {
+        'dsml_token': tok, 'tool_calls_block_name': '', 'block_open_tag': before[0], 'block_close_tag': after[-1],
+        'block_lead': '', 'invoke_element': invoke.group('el'), 'parameter_element': city.group('el'),
+        'call_name_attribute': invoke.group('attr'), 'parameter_key_attribute': city.group('attr'),
+        'string_attribute': None, 'schema_typed_values': True})
 
 
 def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
@@ -763,6 +799,46 @@ def _content_markers(outputs: list[Rendered], reasoning: ReasoningDeclaration | 
     if not all(_SPECIAL.fullmatch(m) or is_channel_marker(m) for m in found):
         return ()  # not single markers: the proof says whether the text around the answer is a problem
     return tuple(found)
+
+
+def _strip_answer_frame(text: str, markers: tuple[str, ...]) -> str:
+    """A call turn without the answer frame around it (Hunyuan-A13B writes its calls inside ``<answer>``):
+    the frame is dropped as content markers, so it is no part of the tool markers."""
+    if not markers:
+        return text
+    t = text.strip()
+    if t.startswith(markers[0]):
+        t = t[len(markers[0]):]
+        if len(markers) == 2 and t.endswith(markers[1]):
+            t = t[:len(t) - len(markers[1])]
+        return t
+    return text
+
+
+def _answer_close(markers: tuple[str, ...], stops: list[str]) -> str | None:
+    """The close of a one-marker answer frame (``<answer>``) when every turn's shared end starts with it."""
+    if len(markers) != 1 or not stops:
+        return None
+    for close in ('</' + markers[0][1:],) if markers[0].startswith('<') and not markers[0].startswith('</') else ():
+        if all(stop.lstrip().startswith(close) for stop in stops):
+            return close
+    return None
+
+
+def _refuse_block_headers(rendered: list[Rendered]) -> None:
+    """Refuse, saying why, a template that heads every message block with the marker its generation prompt ends
+    with and writes the call's name in that header (Inkling: ``<|message_model|>NAME<|content_invoke_tool_json|>``)."""
+    head = _LAST_MARKER.search(rendered[0].prompt.rstrip()) if rendered else None
+    if head is None:
+        return
+    header = head.group(1)
+    named = re.compile(re.escape(header) + r'[A-Za-z_]\w*<')
+    if any(r.turn.label == 'one call' and r.output.startswith('get_weather<') for r in rendered) \
+            and any(named.search(r.output) for r in rendered):
+        raise TemplateDerivationError('template', f'the template heads every message block with {header} (the marker '
+                                                 'its generation prompt ends with) and writes the call name between '
+                                                 'it and the block kind: block headers are metadata no derived '
+                                                 'declaration reads (the built-in inkling dialect declares them)')
 
 
 def _reasoning_class(decl: ReasoningDeclaration, origin: str,
@@ -957,7 +1033,8 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if base is None:
         raise TemplateDerivationError('rendering', 'no thinking setting renders the tool-call turns as a '
                                                    'continuation of its generation prompt')
-    outputs = {r.turn.label: _strip_reasoning(r.output, reasoning) for r in base}
+    markers = _content_markers(base, reasoning)
+    outputs = {r.turn.label: _strip_answer_frame(_strip_reasoning(r.output, reasoning), markers) for r in base}
     candidates: list[ToolDeclaration | None] = [None]
     if 'get_weather' not in outputs['one call']:
         notes.append('tool calls: the template does not render assistant tool_calls; no tool parser')
@@ -966,7 +1043,6 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if reasoning is None and candidates == [None]:
         raise TemplateDerivationError('template', 'the template renders neither reasoning nor tool calls: '
                                                   'nothing to derive')
-    markers = _content_markers(base, reasoning)
     if markers:
         notes.append(f'content: the template frames the answer in {" ... ".join(markers)} (content markers)')
     origin = tpl.origin
@@ -977,6 +1053,13 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         markers += (end,)
         notes.append(f'content: every turn ends with the channel marker {end} (a content marker)')
         every += [replace(r, output=r.output + end, stop='') for r in every]
+    close = _answer_close(markers, [r.stop for r in every])
+    if close is not None:
+        # the template closes the answer frame in the end of turn it shares (Hunyuan-A13B's '</answer>'):
+        # the model writes it, so it is a content marker too, proved on every turn with it written
+        markers += (close,)
+        notes.append(f'content: every turn ends with {close}, the close of the answer frame (a content marker)')
+        every += [replace(r, output=r.output + r.stop[:r.stop.index(close) + len(close)], stop='') for r in every]
     r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
@@ -994,6 +1077,7 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         break
     else:
         assert first_failure is not None
+        _refuse_block_headers(base)
         raise bare_failure(candidates[0].family if candidates[0] is not None else '', first_failure)
     note = bare_note(tools.family) if tools is not None else None
     if note:
