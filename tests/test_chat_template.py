@@ -129,8 +129,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
          'name_field': 'tool_name', 'argument_field': 'parameters', 'envelope_array': True,
          'content_markers': ['<|START_RESPONSE|>', '<|END_RESPONSE|>']}),
     # built-ins with framing of their own (tests/test_chat_template_equivalence.py compares them)
-    'cohere_command4': ({'open': '<|START_THINKING|>', 'close': '<|END_THINKING|>', 'message_field': 'reasoning_content',
-                         'open_tag_in_prompt': True, 'thinking_switches': []},
+    'cohere_command4': ({'open': '<|START_THINKING|>', 'close': '<|END_THINKING|>',
+                         'message_field': 'reasoning_content', 'open_tag_in_prompt': True, 'thinking_switches': []},
                         {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>',
                          'tool_close_tag': '<|END_ACTION|>', 'name_field': 'tool_name', 'argument_field': 'parameters',
                          'envelope_array': True, 'content_markers': ['<|START_TEXT|>', '<|END_TEXT|>']}),
@@ -143,7 +143,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
                                      'argument_field': 'arguments', 'envelope_array': True,
                                      'content_markers': ['<answer>', '</answer>']}),
     'hy_suffixed': ({**THINK_PROMPT, 'open': '<think:opensource>', 'close': '</think:opensource>'}, {
-        'family': 'XmlToolParser', 'tool_open_tag': '<tool_calls:opensource>', 'function_open': '<tool_call:opensource>',
+        'family': 'XmlToolParser', 'tool_open_tag': '<tool_calls:opensource>',
+        'function_open': '<tool_call:opensource>',
         'function_name_end': '<tool_sep:opensource>', 'arg_open': '<arg_key:opensource>',
         'arg_name_end': '</arg_key:opensource>', 'value_open': '<arg_value:opensource>',
         'arg_value_close_tag': '</arg_value:opensource>', 'function_close': '</tool_call:opensource>',
@@ -158,7 +159,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
     'k2_horizon': ({**THINK_PROMPT, 'open': '<ifm|think>', 'close': '</ifm|think>'}, {
         'family': 'XmlToolParser', 'tool_open_tag': '<ifm|tool_calls>', 'function_open': '<ifm|tool_call>',
         'function_name_end': None, 'arg_open': '<ifm|arg_key>', 'arg_name_end': '</ifm|arg_key>',
-        'value_open': '<ifm|arg_value>', 'arg_value_close_tag': '</ifm|arg_value>', 'function_close': '</ifm|tool_call>',
+        'value_open': '<ifm|arg_value>', 'arg_value_close_tag': '</ifm|arg_value>',
+        'function_close': '</ifm|tool_call>',
         'tool_close_tag': '</ifm|tool_calls>', 'strip_value_newlines': False, 'multiple_calls': True}),
     # attribute-named calls in a special-token section, a per-call header the family skips
     'step3_steptml': (THINK_PROMPT, {
