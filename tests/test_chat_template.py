@@ -170,6 +170,8 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'parameter_key_attribute': 'name', 'string_attribute': None, 'schema_typed_values': True}),
     'granite_function_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<function_call>',
                                      'tool_close_tag': None, 'name_field': 'name', 'argument_field': 'arguments'}),
+    'granite_tool_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|tool_call|>', 'tool_close_tag': None,
+                                 'name_field': 'name', 'argument_field': 'arguments', 'envelope_array': True}),
     # no marker before the calls: the built-in bare readings (llama3_json, pythonic), their open markers kept
     'bare_json': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|python_tag|>', 'tool_close_tag': None,
                          'name_field': 'name', 'argument_field': 'parameters', 'argument_field_aliases': ['arguments'],
