@@ -170,6 +170,15 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         'parameter_key_attribute': 'name', 'string_attribute': None, 'schema_typed_values': True}),
     'granite_function_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<function_call>',
                                      'tool_close_tag': None, 'name_field': 'name', 'argument_field': 'arguments'}),
+    # block headers: the prompt's last marker opens every block, the call name in the header (Inkling)
+    'inkling_blocks': ({'open': '<|content_thinking|>', 'close': '<|end_message|>', 'message_field': 'reasoning_content',
+                        'open_tag_in_prompt': False, 'thinking_switches': []}, {
+        'family': 'JsonToolParser', 'tool_open_tag': '<|content_invoke_tool_json|>', 'tool_close_tag': '<|end_message|>',
+        'name_field': 'name', 'argument_field': 'args',
+        'content_markers': ['<|message_model|>', '<|content_text|>', '<|end_message|>'],
+        'header_markers': ['<|message_model|>'],
+        'header_ends': ['<|content_invoke_tool_json|>', '<|content_text|>', '<|content_thinking|>'],
+        'header_at_start': True}),
     'granite_tool_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|tool_call|>', 'tool_close_tag': None,
                                  'name_field': 'name', 'argument_field': 'arguments', 'envelope_array': True}),
     # no marker before the calls: the built-in bare readings (llama3_json, pythonic), their open markers kept
@@ -196,10 +205,6 @@ REFUSED: dict[str, tuple[str, str]] = {
     # Granite 3.2: the reasoning opens and closes with prose, not markers
     'granite_prose': ('reasoning', "the reasoning closes with 'Here is my response:', but no marker right before "
                                    "it opens it"),
-    # Inkling: every block headed by the prompt's last marker, the call name in the header
-    'inkling_blocks': ('template', 'the template heads every message block with <|message_model|> (the marker its '
-                                   'generation prompt ends with) and writes the call name between it and the block '
-                                   'kind'),
 }
 
 
@@ -524,3 +529,30 @@ def test_bare_shapes_the_families_cannot_read_are_refused(calls: str, reason: st
         derive_dialect(_inline_calls(calls))
     assert info.value.part == 'tool_calls'
     assert reason in info.value.reason
+
+
+def test_block_headers_need_one_block_end() -> None:
+    """Inkling-shaped headers whose blocks end with a marker per kind: no one block end to close the header's
+    blocks, refused (the derived framing declares one)."""
+    source = ("{%- for message in messages %}{%- if message.role == 'user' %}<|message_user|><|content_text|>"
+              "{{ message.content }}<|end_text|>{%- elif message.role == 'assistant' %}"
+              "{%- if message.content %}<|message_model|><|content_text|>{{ message.content }}<|end_text|>{% endif %}"
+              "{%- for call in message.tool_calls or [] %}<|message_model|>{{ call.function.name }}"
+              "<|content_invoke_tool_json|>{{ {'name': call.function.name, 'args': call.function.arguments} | tojson }}"
+              "<|end_call|>{% endfor %}{%- endif %}{%- endfor %}"
+              "{%- if add_generation_prompt %}<|message_model|>{% endif %}")
+    with pytest.raises(TemplateDerivationError) as info:
+        derive_dialect(source)
+    assert info.value.part == 'template'
+    assert 'every message block opens with <|message_model|>, but the turns do not end with one block-end marker' \
+        in info.value.reason
+
+
+def test_block_headers_printed_on_both_parsers() -> None:
+    """The derived Inkling framing is declared on the reasoning and the tool parser, in the printed module too."""
+    dialect = _derive('inkling_blocks')
+    for cls in (dialect.reasoning_parser, dialect.tool_parser):
+        assert cls.header_markers == ('<|message_model|>',)
+        assert cls.header_at_start is True
+    source = dialect.python_source('ink')
+    assert source.count("header_markers = ('<|message_model|>',)") == 2

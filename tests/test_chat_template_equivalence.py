@@ -13,7 +13,7 @@ Covered: qwen3, internlm, llama3, jamba, apertus, qwen3coder, glm47,
 minicpm5, lfm2, olmo3 (property lane), minimax_m2, minimax_m3, kimi_k2,
 kimi_k3, deepseek-v3, deepseek-v31, deepseek-v32, llama3_json, pythonic,
 ernie45, hunyuan_a13b, hy_v3, k2_horizon, step3, granite-20b-fc, granite
-(tool parser alone), mistral, gemma4, cohere_command4 and plamo3 (bench fixtures) with the template files under
+(tool parser alone), mistral, gemma4, cohere_command4, plamo3 and inkling (bench fixtures) with the template files under
 tests/data/templates/; trinity, longcat, ling3, poolside_v1, iquest_q1,
 spark25, mimo, step3p5, interns2-preview, dots, deepseek-v4 and gigachat35
 with inline templates; beam, muse (recipient channels) and gpt-oss (Harmony)
@@ -55,16 +55,20 @@ bench fixtures only: Command 4's built-in drops both answer pairs
 PLaMo 3's drops its end-of-turn token ``<|plamo:tag|>`` anywhere in the output,
 where a template writes it only as the end of turn (the stop), the property
 lane generating both inside outputs;
+Inkling's block headers derive (the generation prompt's last marker,
+``<|message_model|>``, opens every later block, the call name written between
+it and the block kind: header markers, the kinds that end a header, the turn's
+shared end as the block end), compared on its bench fixtures only: the
+built-in also reads the envelope's ``arguments`` / ``parameters`` for ``args``
+and drops ``<|content_invoke_tool_text|>`` / ``<|content_tool_error|>`` /
+``<|content_model_end_sampling|>`` kind markers, a vocabulary the template
+never writes and the property lane generates;
 not derived (so not compared): xlam's bare JSON arrays, reasoning markers that
 are prose (granite: tests/data/templates/granite_prose.jinja is refused,
 part ``reasoning``; Granite's tool parser is compared alone, under the
 reasoning-less Granite 3.0/3.1 shape granite_tool_call.jinja, on its bench
 fixtures and in the property lane — its second opener ``<tool_call>``, which
-Granite 3.1 is seen writing as text, is a reading no template shows), Inkling's block headers
-(tests/data/templates/inkling_blocks.jinja is refused, part ``template``: the
-call name written in a ``<|message_model|>`` header before the block kind,
-metadata the built-in declares with ``header_markers`` / ``header_ends`` and
-no derivation infers).
+Granite 3.1 is seen writing as text, is a reading no template shows).
 """
 from __future__ import annotations
 
@@ -121,10 +125,10 @@ EQUIVALENT: dict[str, tuple[str, str | None]] = {
     'granite': ('granite_tool_call', None),
 }
 # Gemma 4: its fixtures only; the built-in also reads a bare ':' call prefix the property lane generates
-# Cohere Command 4 and PLaMo 3: their fixtures only; their built-ins drop markers the property lane sprinkles and a
-# template writes only elsewhere (Command 4 either answer pair, PLaMo 3 its end-of-turn token)
+# Cohere Command 4, PLaMo 3 and Inkling: their fixtures only; their built-ins read markers and fields the property
+# lane generates and a template writes only elsewhere or never (see the module docstring)
 FIXTURE_TEMPLATES = {**{tool: template for tool, (template, _) in EQUIVALENT.items()}, 'gemma4': 'brace_calls',
-                     'cohere_command4': 'cohere_command4', 'plamo3': 'plamo_requests'}
+                     'cohere_command4': 'cohere_command4', 'plamo3': 'plamo_requests', 'inkling': 'inkling_blocks'}
 
 
 # fixtures compared under the built-in tool parser alone: Granite's prose reasoning is not derived (the template

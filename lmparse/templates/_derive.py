@@ -266,6 +266,7 @@ class ReasoningDeclaration:
     open_tag_in_prompt: bool
     thinking_switches: tuple[str, ...]
     thinking_values: tuple[tuple[str, Any], ...] = ()  # (variable, value): thinking_mode="enabled"
+    framing: tuple[tuple[str, Any], ...] = ()  # block-header declarations (Inkling), shared with the tool parser
 
 
 def _reasoning_field(tpl: ChatTemplate, setting_list: list[dict[str, Any]]) -> str | None:
@@ -825,20 +826,43 @@ def _answer_close(markers: tuple[str, ...], stops: list[str]) -> str | None:
     return None
 
 
-def _refuse_block_headers(rendered: list[Rendered]) -> None:
-    """Refuse, saying why, a template that heads every message block with the marker its generation prompt ends
-    with and writes the call's name in that header (Inkling: ``<|message_model|>NAME<|content_invoke_tool_json|>``)."""
+def _block_header(by_setting: dict[str, list[Rendered]]) -> str | None:
+    """The marker the generation prompt ends with, when the template also opens every later message block with it
+    and writes the call's name after it (Inkling: ``<|message_model|>NAME<|content_invoke_tool_json|>``)."""
+    rendered = [r for outs in by_setting.values() for r in outs]
     head = _LAST_MARKER.search(rendered[0].prompt.rstrip()) if rendered else None
     if head is None:
-        return
-    header = head.group(1)
-    named = re.compile(re.escape(header) + r'[A-Za-z_]\w*<')
+        return None
+    named = re.compile(re.escape(head.group(1)) + r'[A-Za-z_]\w*<')
     if any(r.turn.label == 'one call' and r.output.startswith('get_weather<') for r in rendered) \
             and any(named.search(r.output) for r in rendered):
-        raise TemplateDerivationError('template', f'the template heads every message block with {header} (the marker '
-                                                 'its generation prompt ends with) and writes the call name between '
-                                                 'it and the block kind: block headers are metadata no derived '
-                                                 'declaration reads (the built-in inkling dialect declares them)')
+        return head.group(1)
+    return None
+
+
+def _strip_header(r: Rendered, header: str) -> Rendered:
+    """A turn without its block headers (the marker and the name after it): what the other markers are read from."""
+    out = re.sub(re.escape(header) + r'(?:[A-Za-z_][\w.-]*)?(?=<)', '', r.output)
+    return replace(r, output=re.sub(r'^[A-Za-z_][\w.-]*(?=<)', '', out))  # the header the prompt opened
+
+
+def _header_framing(header: str, every: list[Rendered], markers: tuple[str, ...],
+                    candidates: list[ToolDeclaration | None]) -> tuple[dict[str, Any], tuple[str, ...],
+                                                                       list[ToolDeclaration | None]]:
+    """The block-header declarations (the header marker, the block kinds that end a header, the block end the
+    turn's shared end is), the content markers with them, and the tool candidates closed by the block end."""
+    kinds = re.compile(f'(?:^|{re.escape(header)})(?:[A-Za-z_][\\w.-]*)?({_SPECIAL.pattern[1:-1]})')
+    ends = {r.stop.strip() for r in every}
+    end = ends.pop() if len(ends) == 1 else ''
+    if not _SPECIAL.fullmatch(end):
+        raise TemplateDerivationError('template', f'every message block opens with {header}, but the turns do not '
+                                                  'end with one block-end marker')
+    found = sorted({m.group(1) for r in every for m in kinds.finditer(r.output)} - {header, end})
+    framing = {'header_markers': (header,), 'header_ends': tuple(found), 'header_at_start': True}
+    shown = tuple(m for m in markers if m != end)
+    closed = [c if c is None or c.attrs.get('tool_close_tag') else
+              ToolDeclaration(c.family, c.base, {**c.attrs, 'tool_close_tag': end}) for c in candidates]
+    return framing, (header,) + shown + (end,), closed
 
 
 def _reasoning_class(decl: ReasoningDeclaration, origin: str,
@@ -846,7 +870,7 @@ def _reasoning_class(decl: ReasoningDeclaration, origin: str,
     attrs: dict[str, Any] = {'reasoning_open_tag': decl.open_tag, 'reasoning_close_tag': decl.close_tag,
                              'open_tag_in_prompt': decl.open_tag_in_prompt,
                              'thinking_switches': decl.thinking_switches, 'thinking_values': decl.thinking_values,
-                             'content_markers': content_markers,
+                             'content_markers': content_markers, **dict(decl.framing),
                              '__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {origin}.'}
     return type('DerivedReasoningParser', (DerivedReasoningParser,), attrs)
 
@@ -1020,15 +1044,21 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         if skipped:
             notes.append(f'{_setting_key(setting)}: the template writes {", ".join(skipped)} differently from its '
                          'generation prompt; not part of the proof under this setting')
+    header = _block_header(by_setting)
+    shown = by_setting  # what markers are read from: without block headers (proved with them)
+    if header is not None:
+        shown = {key: [_strip_header(r, header) for r in outs] for key, outs in by_setting.items()}
+        notes.append(f'framing: every message block opens with {header} and a header (the call name) up to the '
+                     'block kind (header markers)')
     reasoning: ReasoningDeclaration | None = None
     if field_name is None:
         notes.append('reasoning: the template renders none of the message fields '
                      f'{", ".join(REASONING_FIELDS)}; no reasoning parser')
     else:
-        reasoning = _derive_reasoning(field_name, by_setting)
+        reasoning = _derive_reasoning(field_name, shown)
     # tool markers come from the first setting with every call turn usable
     call_labels = ('one call', 'call without arguments', 'two calls')
-    base = next((outs for outs in by_setting.values()
+    base = next((outs for outs in shown.values()
                  if all(any(r.turn.label == label for r in outs) for label in call_labels)), None)
     if base is None:
         raise TemplateDerivationError('rendering', 'no thinking setting renders the tool-call turns as a '
@@ -1053,6 +1083,11 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         markers += (end,)
         notes.append(f'content: every turn ends with the channel marker {end} (a content marker)')
         every += [replace(r, output=r.output + end, stop='') for r in every]
+    framing: dict[str, Any] = {}
+    if header is not None:
+        framing, markers, candidates = _header_framing(header, every, markers, candidates)
+        if reasoning is not None:
+            reasoning = replace(reasoning, framing=tuple(framing.items()))
     close = _answer_close(markers, [r.stop for r in every])
     if close is not None:
         # the template closes the answer frame in the end of turn it shares (Hunyuan-A13B's '</answer>'):
@@ -1067,7 +1102,7 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     first_failure: TemplateDerivationError | None = None
     for tools in candidates:
         if tools is not None and markers:
-            tools = ToolDeclaration(tools.family, tools.base, {**tools.attrs, 'content_markers': markers})
+            tools = ToolDeclaration(tools.family, tools.base, {**tools.attrs, 'content_markers': markers, **framing})
         t_cls = _tool_class(tools, origin) if tools is not None else None
         try:
             _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)
@@ -1077,7 +1112,6 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         break
     else:
         assert first_failure is not None
-        _refuse_block_headers(base)
         raise bare_failure(candidates[0].family if candidates[0] is not None else '', first_failure)
     note = bare_note(tools.family) if tools is not None else None
     if note:
