@@ -1088,6 +1088,8 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         framing, markers, candidates = _header_framing(header, every, markers, candidates)
         if reasoning is not None:
             reasoning = replace(reasoning, framing=tuple(framing.items()))
+        # the model writes the block end of its last block too: proved with it written
+        every += [replace(r, output=r.output + r.stop.strip(), stop='') for r in every]
     close = _answer_close(markers, [r.stop for r in every])
     if close is not None:
         # the template closes the answer frame in the end of turn it shares (Hunyuan-A13B's '</answer>'):
