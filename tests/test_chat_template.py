@@ -128,6 +128,59 @@ DERIVED: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>', 'tool_close_tag': '<|END_ACTION|>',
          'name_field': 'tool_name', 'argument_field': 'parameters', 'envelope_array': True,
          'content_markers': ['<|START_RESPONSE|>', '<|END_RESPONSE|>']}),
+    # built-ins with framing of their own (tests/test_chat_template_equivalence.py compares them)
+    'cohere_command4': ({'open': '<|START_THINKING|>', 'close': '<|END_THINKING|>',
+                         'message_field': 'reasoning_content', 'open_tag_in_prompt': True, 'thinking_switches': []},
+                        {'family': 'JsonToolParser', 'tool_open_tag': '<|START_ACTION|>',
+                         'tool_close_tag': '<|END_ACTION|>', 'name_field': 'tool_name', 'argument_field': 'parameters',
+                         'envelope_array': True, 'content_markers': ['<|START_TEXT|>', '<|END_TEXT|>']}),
+    'ernie_response': (THINK_PROMPT, {'family': 'JsonToolParser', 'tool_open_tag': '<tool_call>',
+                                      'tool_close_tag': '</tool_call>', 'name_field': 'name',
+                                      'argument_field': 'arguments', 'content_markers': ['<response>', '</response>']}),
+    # the calls inside the answer frame; '</answer>' only in the shared end of turn: both content markers
+    'hunyuan_answer': (THINK_MODEL, {'family': 'JsonToolParser', 'tool_open_tag': '<tool_calls>',
+                                     'tool_close_tag': '</tool_calls>', 'name_field': 'name',
+                                     'argument_field': 'arguments', 'envelope_array': True,
+                                     'content_markers': ['<answer>', '</answer>']}),
+    'hy_suffixed': ({**THINK_PROMPT, 'open': '<think:opensource>', 'close': '</think:opensource>'}, {
+        'family': 'XmlToolParser', 'tool_open_tag': '<tool_calls:opensource>',
+        'function_open': '<tool_call:opensource>',
+        'function_name_end': '<tool_sep:opensource>', 'arg_open': '<arg_key:opensource>',
+        'arg_name_end': '</arg_key:opensource>', 'value_open': '<arg_value:opensource>',
+        'arg_value_close_tag': '</arg_value:opensource>', 'function_close': '</tool_call:opensource>',
+        'tool_close_tag': '</tool_calls:opensource>', 'strip_value_newlines': False, 'multiple_calls': True}),
+    # several markers before the name and a preamble after it: the per-request markers are text between calls
+    'plamo_requests': ({**THINK_PROMPT, 'open': '<|plamo:begin_think:plamo|>', 'close': '<|plamo:end_think:plamo|>'}, {
+        'family': 'SectionToolParser', 'section_begin': '<|plamo:begin_tool_requests:plamo|>',
+        'section_end': '<|plamo:end_tool_requests:plamo|>', 'call_begin': '<|plamo:begin_tool_name:plamo|>',
+        'argument_begin': '<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json'
+                          '<|plamo:msg|>',
+        'call_end': '<|plamo:end_tool_arguments:plamo|>', 'header_layout': 'name'}),
+    'k2_horizon': ({**THINK_PROMPT, 'open': '<ifm|think>', 'close': '</ifm|think>'}, {
+        'family': 'XmlToolParser', 'tool_open_tag': '<ifm|tool_calls>', 'function_open': '<ifm|tool_call>',
+        'function_name_end': None, 'arg_open': '<ifm|arg_key>', 'arg_name_end': '</ifm|arg_key>',
+        'value_open': '<ifm|arg_value>', 'arg_value_close_tag': '</ifm|arg_value>',
+        'function_close': '</ifm|tool_call>',
+        'tool_close_tag': '</ifm|tool_calls>', 'strip_value_newlines': False, 'multiple_calls': True}),
+    # attribute-named calls in a special-token section, a per-call header the family skips
+    'step3_steptml': (THINK_PROMPT, {
+        'family': 'DsmlToolParser', 'dsml_token': 'steptml:', 'tool_calls_block_name': '',
+        'block_open_tag': '<｜tool_calls_begin｜>', 'block_close_tag': '<｜tool_calls_end｜>', 'block_lead': '',
+        'invoke_element': 'invoke', 'parameter_element': 'parameter', 'call_name_attribute': 'name',
+        'parameter_key_attribute': 'name', 'string_attribute': None, 'schema_typed_values': True}),
+    'granite_function_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<function_call>',
+                                     'tool_close_tag': None, 'name_field': 'name', 'argument_field': 'arguments'}),
+    # block headers: the prompt's last marker opens every block, the call name in the header (Inkling)
+    'inkling_blocks': ({'open': '<|content_thinking|>', 'close': '<|end_message|>', 'message_field': 'reasoning_content',
+                        'open_tag_in_prompt': False, 'thinking_switches': []}, {
+        'family': 'JsonToolParser', 'tool_open_tag': '<|content_invoke_tool_json|>', 'tool_close_tag': '<|end_message|>',
+        'name_field': 'name', 'argument_field': 'args',
+        'content_markers': ['<|message_model|>', '<|content_text|>', '<|end_message|>'],
+        'header_markers': ['<|message_model|>'],
+        'header_ends': ['<|content_invoke_tool_json|>', '<|content_text|>', '<|content_thinking|>'],
+        'header_at_start': True}),
+    'granite_tool_call': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|tool_call|>', 'tool_close_tag': None,
+                                 'name_field': 'name', 'argument_field': 'arguments', 'envelope_array': True}),
     # no marker before the calls: the built-in bare readings (llama3_json, pythonic), their open markers kept
     'bare_json': (None, {'family': 'JsonToolParser', 'tool_open_tag': '<|python_tag|>', 'tool_close_tag': None,
                          'name_field': 'name', 'argument_field': 'parameters', 'argument_field_aliases': ['arguments'],
@@ -149,6 +202,9 @@ REFUSED: dict[str, tuple[str, str]] = {
     'ns_elements_bare': ('tool_calls', 'without one namespace marker before every tag'),
     'json_name_keyed_merged': ('tool_calls', 'several calls are keys of one JSON object'),
     'xtml_unnamed_close': ('arguments', "closed by an end token, 'argument' and '<|sep|>'"),
+    # Granite 3.2: the reasoning opens and closes with prose, not markers
+    'granite_prose': ('reasoning', "the reasoning closes with 'Here is my response:', but no marker right before "
+                                   "it opens it"),
 }
 
 
@@ -473,3 +529,30 @@ def test_bare_shapes_the_families_cannot_read_are_refused(calls: str, reason: st
         derive_dialect(_inline_calls(calls))
     assert info.value.part == 'tool_calls'
     assert reason in info.value.reason
+
+
+def test_block_headers_need_one_block_end() -> None:
+    """Inkling-shaped headers whose blocks end with a marker per kind: no one block end to close the header's
+    blocks, refused (the derived framing declares one)."""
+    source = ("{%- for message in messages %}{%- if message.role == 'user' %}<|message_user|><|content_text|>"
+              "{{ message.content }}<|end_text|>{%- elif message.role == 'assistant' %}"
+              "{%- if message.content %}<|message_model|><|content_text|>{{ message.content }}<|end_text|>{% endif %}"
+              "{%- for call in message.tool_calls or [] %}<|message_model|>{{ call.function.name }}"
+              "<|content_invoke_tool_json|>{{ {'name': call.function.name, 'args': call.function.arguments} | tojson }}"
+              "<|end_call|>{% endfor %}{%- endif %}{%- endfor %}"
+              "{%- if add_generation_prompt %}<|message_model|>{% endif %}")
+    with pytest.raises(TemplateDerivationError) as info:
+        derive_dialect(source)
+    assert info.value.part == 'template'
+    assert 'every message block opens with <|message_model|>, but the turns do not end with one block-end marker' \
+        in info.value.reason
+
+
+def test_block_headers_printed_on_both_parsers() -> None:
+    """The derived Inkling framing is declared on the reasoning and the tool parser, in the printed module too."""
+    dialect = _derive('inkling_blocks')
+    for cls in (dialect.reasoning_parser, dialect.tool_parser):
+        assert cls.header_markers == ('<|message_model|>',)
+        assert cls.header_at_start is True
+    source = dialect.python_source('ink')
+    assert source.count("header_markers = ('<|message_model|>',)") == 2

@@ -266,6 +266,7 @@ class ReasoningDeclaration:
     open_tag_in_prompt: bool
     thinking_switches: tuple[str, ...]
     thinking_values: tuple[tuple[str, Any], ...] = ()  # (variable, value): thinking_mode="enabled"
+    framing: tuple[tuple[str, Any], ...] = ()  # block-header declarations (Inkling), shared with the tool parser
 
 
 def _reasoning_field(tpl: ChatTemplate, setting_list: list[dict[str, Any]]) -> str | None:
@@ -586,6 +587,16 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     pieces = [p for p in _SPECIAL.split(one[:args[0]]) if p.strip()]
     after = [p for p in _SPECIAL.split(one[args[1]:]) if p.strip()]
     where = f'in the rendered call {one!r}'
+    # markers between the section's and the call's (PLaMo's per-call request marker) are text between calls,
+    # which the family skips; the proof checks it
+    lead = next((i for i, p in enumerate(pieces) if not p.startswith('<')), len(pieces))
+    if lead > 2 and all(p.startswith('<') for p in pieces[:lead]):
+        pieces = [pieces[0]] + pieces[lead - 1:]
+    if len(pieces) > 5 and pieces[2].strip() == 'get_weather' and pieces[3].startswith('<'):
+        # a name header followed by a preamble of several pieces before the arguments (PLaMo's
+        # '<end_name><begin_arguments><constrain>json<msg>'): one argument marker, as the family takes it
+        head = one.index(pieces[2]) + len(pieces[2])
+        pieces = pieces[:3] + [one[head:args[0]].strip()]
     if len(pieces) not in (4, 5) or not all(pieces[i].startswith('<') for i in (0, 1, 3)) \
             or pieces[2].startswith('<'):
         return None  # not special-token sections
@@ -594,6 +605,8 @@ def _derive_sections(outputs: dict[str, str]) -> ToolDeclaration | None:
     fence = None
     if after and not after[0].startswith('<'):  # the closing fence of a fenced value
         fence = after.pop(0).strip()
+    if len(after) > 2 and all(p.startswith('<') for p in after):
+        after = [after[0], after[-1]]  # markers between the call's end and the section's: text between calls
     if len(after) != 2 or not all(p.startswith('<') for p in after):
         raise TemplateDerivationError('tool_calls', f'after the arguments expected a call end and a section end '
                                                     f'marker, found {after!r} {where}')
@@ -681,6 +694,8 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
     block = None
     for found in re.finditer('<' + re.escape(tok) + r'(?P<block>[^<>\s/]+)>', one[:invoke.start()]):
         block = found
+    if block is None and all(params.values()):
+        return _dsml_in_section(outputs, one, invoke, params)
     if block is None or not all(params.values()):
         return None
     city, days = params['city'], params['days']
@@ -702,6 +717,28 @@ def _derive_dsml(outputs: dict[str, str]) -> ToolDeclaration | None:
         return None
     attrs.update(typing)
     return ToolDeclaration('attribute-named', DsmlToolParser, attrs)
+
+
+def _dsml_in_section(outputs: dict[str, str], one: str, invoke: re.Match[str],
+                     params: dict[str, re.Match[str] | None]) -> ToolDeclaration | None:
+    """Attribute-named calls in a special-token section (Step-3: ``<｜tool_calls_begin｜>`` ...
+    ``<｜tool_calls_end｜>``, a per-call ``<｜tool_call_begin｜>function<｜tool_sep｜>`` header before each
+    invoke and ``<｜tool_call_end｜>`` after it, which the family skips as text between calls)."""
+    city, days = params['city'], params['days']
+    assert city is not None and days is not None
+    if (city.group('el'), city.group('attr')) != (days.group('el'), days.group('attr')) \
+            or city.group('rest').strip() or days.group('rest').strip():
+        return None
+    tok = invoke.group('tok')
+    before = _SPECIAL.findall(one[:invoke.start()])
+    after = _SPECIAL.findall(one[days.end():])
+    if not before or not after or any(m.startswith('<' + tok) for m in (before[0], after[-1])):
+        return None
+    return ToolDeclaration('attribute-named', DsmlToolParser, {
+        'dsml_token': tok, 'tool_calls_block_name': '', 'block_open_tag': before[0], 'block_close_tag': after[-1],
+        'block_lead': '', 'invoke_element': invoke.group('el'), 'parameter_element': city.group('el'),
+        'call_name_attribute': invoke.group('attr'), 'parameter_key_attribute': city.group('attr'),
+        'string_attribute': None, 'schema_typed_values': True})
 
 
 def _derive_ns(outputs: dict[str, str]) -> ToolDeclaration | None:
@@ -760,12 +797,75 @@ def _content_markers(outputs: list[Rendered], reasoning: ReasoningDeclaration | 
     return tuple(found)
 
 
+def _strip_answer_frame(text: str, markers: tuple[str, ...]) -> str:
+    """A call turn without the answer frame around it (Hunyuan-A13B writes its calls inside ``<answer>``):
+    the frame is dropped as content markers, so it is no part of the tool markers."""
+    if not markers:
+        return text
+    t = text.strip()
+    if t.startswith(markers[0]):
+        t = t[len(markers[0]):]
+        if len(markers) == 2 and t.endswith(markers[1]):
+            t = t[:len(t) - len(markers[1])]
+        return t
+    return text
+
+
+def _answer_close(markers: tuple[str, ...], stops: list[str]) -> str | None:
+    """The close of a one-marker answer frame (``<answer>``) when every turn's shared end starts with it."""
+    if len(markers) != 1 or not stops:
+        return None
+    for close in ('</' + markers[0][1:],) if markers[0].startswith('<') and not markers[0].startswith('</') else ():
+        if all(stop.lstrip().startswith(close) for stop in stops):
+            return close
+    return None
+
+
+def _block_header(by_setting: dict[str, list[Rendered]]) -> str | None:
+    """The marker the generation prompt ends with, when the template also opens every later message block with it
+    and writes the call's name after it (Inkling: ``<|message_model|>NAME<|content_invoke_tool_json|>``)."""
+    rendered = [r for outs in by_setting.values() for r in outs]
+    head = _LAST_MARKER.search(rendered[0].prompt.rstrip()) if rendered else None
+    if head is None:
+        return None
+    named = re.compile(re.escape(head.group(1)) + r'[A-Za-z_]\w*<')
+    if any(r.turn.label == 'one call' and r.output.startswith('get_weather<') for r in rendered) \
+            and any(named.search(r.output) for r in rendered):
+        return head.group(1)
+    return None
+
+
+def _strip_header(r: Rendered, header: str) -> Rendered:
+    """A turn without its block headers (the marker and the name after it): what the other markers are read from."""
+    out = re.sub(re.escape(header) + r'(?:[A-Za-z_][\w.-]*)?(?=<)', '', r.output)
+    return replace(r, output=re.sub(r'^[A-Za-z_][\w.-]*(?=<)', '', out))  # the header the prompt opened
+
+
+def _header_framing(header: str, every: list[Rendered], markers: tuple[str, ...],
+                    candidates: list[ToolDeclaration | None]) -> tuple[dict[str, Any], tuple[str, ...],
+                                                                       list[ToolDeclaration | None]]:
+    """The block-header declarations (the header marker, the block kinds that end a header, the block end the
+    turn's shared end is), the content markers with them, and the tool candidates closed by the block end."""
+    kinds = re.compile(f'(?:^|{re.escape(header)})(?:[A-Za-z_][\\w.-]*)?({_SPECIAL.pattern[1:-1]})')
+    ends = {r.stop.strip() for r in every}
+    end = ends.pop() if len(ends) == 1 else ''
+    if not _SPECIAL.fullmatch(end):
+        raise TemplateDerivationError('template', f'every message block opens with {header}, but the turns do not '
+                                                  'end with one block-end marker')
+    found = sorted({m.group(1) for r in every for m in kinds.finditer(r.output)} - {header, end})
+    framing = {'header_markers': (header,), 'header_ends': tuple(found), 'header_at_start': True}
+    shown = tuple(m for m in markers if m != end)
+    closed = [c if c is None or c.attrs.get('tool_close_tag') else
+              ToolDeclaration(c.family, c.base, {**c.attrs, 'tool_close_tag': end}) for c in candidates]
+    return framing, (header,) + shown + (end,), closed
+
+
 def _reasoning_class(decl: ReasoningDeclaration, origin: str,
                      content_markers: tuple[str, ...] = ()) -> type[ReasoningParser]:
     attrs: dict[str, Any] = {'reasoning_open_tag': decl.open_tag, 'reasoning_close_tag': decl.close_tag,
                              'open_tag_in_prompt': decl.open_tag_in_prompt,
                              'thinking_switches': decl.thinking_switches, 'thinking_values': decl.thinking_values,
-                             'content_markers': content_markers,
+                             'content_markers': content_markers, **dict(decl.framing),
                              '__module__': 'lmparse.templates', '__doc__': f'Derived from the chat template {origin}.'}
     return type('DerivedReasoningParser', (DerivedReasoningParser,), attrs)
 
@@ -939,20 +1039,27 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         if skipped:
             notes.append(f'{_setting_key(setting)}: the template writes {", ".join(skipped)} differently from its '
                          'generation prompt; not part of the proof under this setting')
+    header = _block_header(by_setting)
+    shown = by_setting  # what markers are read from: without block headers (proved with them)
+    if header is not None:
+        shown = {key: [_strip_header(r, header) for r in outs] for key, outs in by_setting.items()}
+        notes.append(f'framing: every message block opens with {header} and a header (the call name) up to the '
+                     'block kind (header markers)')
     reasoning: ReasoningDeclaration | None = None
     if field_name is None:
         notes.append('reasoning: the template renders none of the message fields '
                      f'{", ".join(REASONING_FIELDS)}; no reasoning parser')
     else:
-        reasoning = _derive_reasoning(field_name, by_setting)
+        reasoning = _derive_reasoning(field_name, shown)
     # tool markers come from the first setting with every call turn usable
     call_labels = ('one call', 'call without arguments', 'two calls')
-    base = next((outs for outs in by_setting.values()
+    base = next((outs for outs in shown.values()
                  if all(any(r.turn.label == label for r in outs) for label in call_labels)), None)
     if base is None:
         raise TemplateDerivationError('rendering', 'no thinking setting renders the tool-call turns as a '
                                                    'continuation of its generation prompt')
-    outputs = {r.turn.label: _strip_reasoning(r.output, reasoning) for r in base}
+    markers = _content_markers(base, reasoning)
+    outputs = {r.turn.label: _strip_answer_frame(_strip_reasoning(r.output, reasoning), markers) for r in base}
     candidates: list[ToolDeclaration | None] = [None]
     if 'get_weather' not in outputs['one call']:
         notes.append('tool calls: the template does not render assistant tool_calls; no tool parser')
@@ -961,7 +1068,6 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     if reasoning is None and candidates == [None]:
         raise TemplateDerivationError('template', 'the template renders neither reasoning nor tool calls: '
                                                   'nothing to derive')
-    markers = _content_markers(base, reasoning)
     if markers:
         notes.append(f'content: the template frames the answer in {" ... ".join(markers)} (content markers)')
     origin = tpl.origin
@@ -972,6 +1078,20 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
         markers += (end,)
         notes.append(f'content: every turn ends with the channel marker {end} (a content marker)')
         every += [replace(r, output=r.output + end, stop='') for r in every]
+    framing: dict[str, Any] = {}
+    if header is not None:
+        framing, markers, candidates = _header_framing(header, every, markers, candidates)
+        if reasoning is not None:
+            reasoning = replace(reasoning, framing=tuple(framing.items()))
+        # the model writes the block end of its last block too: proved with it written
+        every += [replace(r, output=r.output + r.stop.strip(), stop='') for r in every]
+    close = _answer_close(markers, [r.stop for r in every])
+    if close is not None:
+        # the template closes the answer frame in the end of turn it shares (Hunyuan-A13B's '</answer>'):
+        # the model writes it, so it is a content marker too, proved on every turn with it written
+        markers += (close,)
+        notes.append(f'content: every turn ends with {close}, the close of the answer frame (a content marker)')
+        every += [replace(r, output=r.output + r.stop[:r.stop.index(close) + len(close)], stop='') for r in every]
     r_cls = _reasoning_class(reasoning, origin, markers) if reasoning is not None else None
     dropped = sorted({r.turn.label for r in every if r.turn.content and r.turn.content not in r.output})
     if dropped:
@@ -979,7 +1099,7 @@ def _derive(tpl: ChatTemplate, settings: list[dict[str, Any]], field_name: str |
     first_failure: TemplateDerivationError | None = None
     for tools in candidates:
         if tools is not None and markers:
-            tools = ToolDeclaration(tools.family, tools.base, {**tools.attrs, 'content_markers': markers})
+            tools = ToolDeclaration(tools.family, tools.base, {**tools.attrs, 'content_markers': markers, **framing})
         t_cls = _tool_class(tools, origin) if tools is not None else None
         try:
             _prove(_response_class(r_cls, t_cls), every, reasoning is not None, tools is not None)

@@ -63,6 +63,7 @@ def python_source(dialect: Any, name: str) -> str:
             attrs['thinking_values'] = r.thinking_values
         if dialect.content_markers:
             attrs['content_markers'] = dialect.content_markers
+        attrs.update(getattr(r, 'framing', ()))  # block headers (Inkling), declared on both parsers
         lines += [f'@ReasoningParserManager.register_module({name!r})',
                   f'class {prefix}ReasoningParser(ReasoningParser):',
                   f'    """{r.open_tag} ... {r.close_tag} (the template\'s {r.field!r} message field)."""', '',
