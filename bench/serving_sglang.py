@@ -351,3 +351,127 @@ def _tokenizer() -> _Tokenizer:
     if not _tok:
         _tok.append(_Tokenizer())
     return _tok[0]
+
+
+# ---- the serving layer's own share: the plugin's results replayed without parsing ----------------------
+
+def prepare_replay(scenario: str, tokens_per_step: int) -> SglangCase:
+    """A case whose detectors return, chunk by chunk, exactly what the plugin's returned, without parsing: SGLang's
+    serving cost for the plugin's output (parsers constructed and called, frames built), the least any detector
+    producing that output can cost in this path."""
+    from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+    from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
+
+    plugin = prepare(scenario, 'plugin', tokens_per_step)
+    regs = plugin.registries
+    assert regs is not None
+    r_name, t_name = plugin.scenario.sglang
+    r_cls, t_cls = regs.plugin_reasoning[r_name], regs.plugin_tool[t_name]
+    said_r: list[Any] = []
+    said_t: list[Any] = []
+
+    class Recording(r_cls):  # type: ignore[misc, valid-type]
+        def parse_streaming_increment(self, text: str) -> Any:
+            said_r.append(super().parse_streaming_increment(text))
+            return said_r[-1]
+
+        def finish(self) -> Any:
+            said_r.append(super().finish())
+            return said_r[-1]
+
+    class RecordingTool(t_cls):  # type: ignore[misc, valid-type]
+        def parse_streaming_increment(self, text: str, tools: Any) -> Any:
+            said_t.append(super().parse_streaming_increment(text, tools))
+            return said_t[-1]
+
+        def finish(self, tools: Any) -> Any:
+            said_t.append(super().finish(tools))
+            return said_t[-1]
+
+    plugin.install = {'reasoning': {r_name: Recording}, 'tool': {t_name: RecordingTool}}
+    plugin.run()
+
+    class ReplayReasoning(BaseReasoningFormatDetector):
+        reasoning_default = r_cls.reasoning_default
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(r_cls.open_tag, r_cls.close_tag, **{k: v for k, v in kwargs.items()
+                                                                 if k != 'tool_call_parser_active'})
+            self._said = iter(said_r)
+
+        def parse_streaming_increment(self, text: str) -> Any:
+            return next(self._said)
+
+        def finish(self) -> Any:
+            return next(self._said)
+
+    class ReplayTool(BaseFormatDetector):
+        def __init__(self) -> None:
+            super().__init__()
+            self._said = iter(said_t)
+
+        def parse_streaming_increment(self, text: str, tools: Any) -> Any:
+            return next(self._said)
+
+        def finish(self, tools: Any) -> Any:
+            return next(self._said)
+
+        def has_tool_call(self, text: str) -> bool:
+            return False
+
+        def detect_and_parse(self, text: str, tools: Any) -> Any:
+            raise NotImplementedError
+
+        def structure_info(self) -> Any:
+            raise NotImplementedError
+
+    cls, _ = _setup()
+    tm = _TokenizerManager({'reasoning_parser': r_name, 'tool_call_parser': t_name}, plugin.tm.tokenizer)
+    tm.outputs = plugin.tm.outputs
+    case = SglangCase(plugin.scenario, 'replay', None, plugin.request, tm,
+                      {'reasoning': {r_name: ReplayReasoning}, 'tool': {t_name: ReplayTool}}, regs, plugin.steps)
+    case._install()
+    case.server = cls(tm, _TemplateManager())
+    check(plugin.scenario, 'plugin', case.frames())
+    return case
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--replay``: per cell, the minimum over rounds of µs per step above the floor for SGLang's parsers, the
+    plugin, and the plugin's results replayed (:func:`prepare_replay`)."""
+    import argparse
+    import gc
+    import random
+
+    from bench.serving_common import STEP_SIZES
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument('--replay', action='store_true', required=True)
+    ap.add_argument('--rounds', type=int, default=40)
+    args = ap.parse_args(argv)
+    why = available()
+    if why is not None:
+        print(f'{ENGINE}: skipped ({why})')
+        return 0
+    rng = random.Random(0)
+    print('| scenario | tokens/step | none µs/step | engine above floor | plugin above floor | replay above floor '
+          '| plugin/engine | replay/engine |\n|---|---:|---:|---:|---:|---:|---:|---:|')
+    for scenario in SCENARIOS:
+        for n in STEP_SIZES:
+            cases = {c: prepare(scenario, c, n) for c in CONFIGS}
+            cases['replay'] = prepare_replay(scenario, n)
+            best = {c: float('inf') for c in cases}
+            for _ in range(args.rounds):
+                order = list(cases)
+                rng.shuffle(order)
+                gc.collect()
+                for c in order:
+                    best[c] = min(best[c], cases[c].run().streaming / cases[c].steps * 1e6)
+            up = {c: best[c] - best['none'] for c in cases}
+            print(f"| {scenario} | {n} | {best['none']:.2f} | {up['engine']:.2f} | {up['plugin']:.2f} "
+                  f"| {up['replay']:.2f} | {up['plugin'] / up['engine']:.2f} | {up['replay'] / up['engine']:.2f} |",
+                  flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -39,13 +39,23 @@ Selecting them without editing SGLang:
 - any checkout: ``python -m lmparse.integrations.sglang ARGS`` registers and
   then runs ``python -m sglang.launch_server ARGS`` in the same process.
 
-Each lmparse-backed detector holds one lmparse response parser for its request:
-the reasoning detector one configured with the reasoning dialect only, the tool
-detector one configured with the tool dialect only, fed with the reasoning
-detector's normal text (SGLang's own split). Composed, they give lmparse's own
-result except for a tool block opened inside an unclosed reasoning block, which
-lmparse's single router would take out of the reasoning and SGLang's split
-leaves in it. lmparse's ``hf`` / ``response_template`` parsers are not
+One lmparse response parser per request where the split allows: SGLang builds
+the request's reasoning detector (telling it a tool parser is active), feeds it
+the first chunk, then builds the tool detector; when both are lmparse's they
+link (the reasoning detector offers itself through a context variable, i.e. to
+the same asyncio task, and holds its first chunk until the tool detector is
+built), and the reasoning detector's parser carries both dialects and the
+request's tools: it feeds every chunk, and the tool detector hands out that
+chunk's calls with exactly the normal text the reasoning detector returned
+(otherwise it unlinks and parses what it receives). Linked under
+``lmparse-<name>`` names the pair gives lmparse's own result, tool calls inside
+reasoning included. Paired with one of SGLang's own detectors (or with no tool
+parser), each works alone: a reasoning-only parser whose normal text feeds a
+tool-only parser, SGLang's split, under which a tool block opened inside an
+unclosed reasoning block stays in the reasoning. SGLang's result objects
+(``StreamingParseResult``, ``ToolCallItem``) are built in compiled code
+(:mod:`lmparse.integrations.sglang_types`, checked once against their public
+constructors). lmparse's ``hf`` / ``response_template`` parsers are not
 registered: they need the served tokenizer's ``response_template``, which a
 detector never receives. Where SGLang's interface cannot carry what lmparse
 produces:
