@@ -1,9 +1,12 @@
 """Stub for the compiled ``lmparse.integrations.sglang_types``."""
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 __all__ = ['Results']
 
 
+@disjoint_base
 class Results:
     """lmparse deltas -> SGLang's streaming result objects (state as SGLang's public constructors leave it)."""
 
