@@ -39,13 +39,23 @@ Selecting them without editing SGLang:
 - any checkout: ``python -m lmparse.integrations.sglang ARGS`` registers and
   then runs ``python -m sglang.launch_server ARGS`` in the same process.
 
-Each lmparse-backed detector holds one lmparse response parser for its request:
-the reasoning detector one configured with the reasoning dialect only, the tool
-detector one configured with the tool dialect only, fed with the reasoning
-detector's normal text (SGLang's own split). Composed, they give lmparse's own
-result except for a tool block opened inside an unclosed reasoning block, which
-lmparse's single router would take out of the reasoning and SGLang's split
-leaves in it. lmparse's ``hf`` / ``response_template`` parsers are not
+One lmparse response parser per request where the split allows: SGLang builds
+the request's reasoning detector (telling it a tool parser is active), feeds it
+the first chunk, then builds the tool detector; when both are lmparse's they
+link (the reasoning detector offers itself through a context variable, i.e. to
+the same asyncio task, and holds its first chunk until the tool detector is
+built), and the reasoning detector's parser carries both dialects and the
+request's tools: it feeds every chunk, and the tool detector hands out that
+chunk's calls with exactly the normal text the reasoning detector returned
+(otherwise it unlinks and parses what it receives). Linked under
+``lmparse-<name>`` names the pair gives lmparse's own result, tool calls inside
+reasoning included. Paired with one of SGLang's own detectors (or with no tool
+parser), each works alone: a reasoning-only parser whose normal text feeds a
+tool-only parser, SGLang's split, under which a tool block opened inside an
+unclosed reasoning block stays in the reasoning. SGLang's result objects
+(``StreamingParseResult``, ``ToolCallItem``) are built in compiled code
+(:mod:`lmparse.integrations.sglang_types`, checked once against their public
+constructors). lmparse's ``hf`` / ``response_template`` parsers are not
 registered: they need the served tokenizer's ``response_template``, which a
 detector never receives. Where SGLang's interface cannot carry what lmparse
 produces:
@@ -76,6 +86,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 __all__ = ['AUTO', 'PREFIX', 'register', 'detector_classes', 'main']
@@ -101,77 +112,158 @@ def _lmparse_names() -> tuple[list[str], list[str]]:
 
 
 def _tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
+    """OpenAI tool dicts for lmparse from SGLang's ``Tool`` models (or dicts).
+
+    Read field by field: pydantic's ``model_dump`` of a tool costs tens of microseconds, per request.
+    """
     out = []
     for t in tools or ():
-        out.append(t.model_dump(exclude_none=True) if hasattr(t, 'model_dump') else dict(t))
+        fn = getattr(t, 'function', None)
+        if fn is None or isinstance(t, dict):
+            out.append(t.model_dump(exclude_none=True) if hasattr(t, 'model_dump') else dict(t))
+            continue
+        d: dict[str, Any] = {'name': fn.name}
+        for key in ('description', 'parameters', 'strict'):
+            value = getattr(fn, key, None)
+            if value is not None:
+                d[key] = value
+        out.append({'type': getattr(t, 'type', None) or 'function', 'function': d})
     return out
+
+
+# The reasoning detector built last in this context (an asyncio task: one request), offered to the tool
+# detector SGLang's serving layer builds right after it for the same choice (see LmparseToolDetector).
+_offer: ContextVar[Any] = ContextVar('lmparse_sglang_reasoning_offer', default=None)
+
+_linked_classes: dict[tuple[str, bool | None, str], type] = {}
+
+
+def _linked_class(reasoning: str, forced: bool | None, tool: str) -> type:
+    """lmparse's response parser with the reasoning dialect (starting as SGLang decided) and the tool dialect."""
+    key = (reasoning, forced, tool)
+    cls = _linked_classes.get(key)
+    if cls is None:
+        import lmparse
+        if forced is None:
+            cls = lmparse.BaseResponseParser.with_parsers(reasoning, tool)
+        else:
+            base = lmparse.ReasoningParserManager.get(reasoning)
+            forced_cls = type(f'{base.__name__}Starts{forced}', (base,),
+                              {'starts_in_reasoning_mode': (lambda self: True) if forced else (lambda self: False)})
+            cls = type(f'Sglang{forced}[{reasoning},{tool}]', (lmparse.BaseResponseParser,),
+                       {'reasoning_parser_cls': forced_cls,
+                        'tool_parser_cls': lmparse.BaseResponseParser.with_parsers(None, tool).tool_parser_cls})
+        _linked_classes[key] = cls
+    return cls
 
 
 def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
     """name -> lmparse-backed detector class, for tools and for reasoning (built once; imports sglang)."""
     if 'all' in _classes:
         return _classes['all']
+    import inspect
+
     import lmparse
+    from lmparse.integrations.sglang_types import Results
     from sglang.srt.function_call.base_format_detector import BaseFormatDetector
     from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
     from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
     from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 
-    # Read only by FunctionCallParser and the serving layer: one shared empty result. (pydantic's validating
-    # constructors, in pydantic-core, are faster here than model_construct, which runs in Python.)
-    empty = StreamingParseResult()
-    result = StreamingParseResult
-    item = ToolCallItem
+    # SGLang's result objects, built in compiled code (checked once against their constructors).
+    results = Results(ReasoningResult, StreamingParseResult, ToolCallItem)
+    # Read only by FunctionCallParser and the serving layer: one shared empty result.
+    empty = results.result('', [])
+    split = results.split
+    stream = results.stream
+    new_result = results.result
+    new_reasoning = results.reasoning
 
     class LmparseToolDetector(BaseFormatDetector):
-        """A ``FunctionCallParser`` detector over one lmparse tool-only response parser per request.
+        """A ``FunctionCallParser`` detector over lmparse.
 
-        ``lmparse_tool`` (class attribute) is the lmparse tool parser name. The
-        parser is built at the first chunk, when SGLang first passes the
-        request's tools; ``finish`` (SGLang's ``parse_stream_end``) is lmparse's
-        ``final=True``.
+        Linked (the request's reasoning detector is lmparse's too, and offered itself when SGLang built it
+        with a tool parser active): the two share ONE lmparse response parser with both dialects, fed by the
+        reasoning detector; this detector hands out the tool calls of each chunk with the normal text the
+        reasoning detector returned for it (checked: the text it receives must be exactly that, else it
+        unlinks and parses what it receives itself). Alone: one lmparse tool-only response parser per
+        request, fed with the text it receives, built at the first chunk, when SGLang first passes the
+        request's tools. ``finish`` (SGLang's ``parse_stream_end``) is lmparse's ``final=True``.
         """
 
         lmparse_tool: str = ''
         response_cls: type = object
+        tool_open_tag: str = ''
+        bare: bool = False
 
         def __init__(self) -> None:
             super().__init__()
-            tp = lmparse.ToolParserManager.get(self.lmparse_tool)()
-            self.bot_token = tp.get_tool_open_tag() or ''
-            self._bare = tp.bare_call_open is not None
+            self.bot_token = self.tool_open_tag
             self._parser: Any = None
             self._finished = False
+            self._carry: list[Any] = []  # calls the reasoning detector parsed before it unlinked
+            self._link: Any = None
+            r = _offer.get()
+            if r is not None:
+                _offer.set(None)
+                if r._can_link():
+                    r._tool = self
+                    self._link = r
 
         def _new_parser(self, tools: Sequence[Any] | None) -> Any:
             return self.response_cls({'messages': [], 'tools': _tool_dicts(tools)})
 
-        def _convert(self, out: list[Any]) -> Any:
-            if not out:
-                return empty
-            text: list[str] = []
-            calls: list[Any] = []
-            for msg, _emitted in out:
-                if msg.content:
-                    text.append(msg.content)
-                for d in msg.tool_calls or ():
-                    fn = d.function
-                    calls.append(item(tool_index=d.index, name=fn.name if fn is not None else None,
-                                      parameters=(fn.arguments or '') if fn is not None else ''))
-            return result(normal_text=''.join(text), calls=calls)
+        def _unlink(self) -> None:
+            r, self._link = self._link, None
+            if r is not None and r._tool is self:
+                r._tool = None
+                self._carry, r._calls = r._calls, []
 
-        def parse_streaming_increment(self, new_text: str, tools: list[Any]) -> Any:
+        def _own(self, new_text: str, tools: list[Any], final: bool = False) -> Any:
             if self._parser is None:
                 self._parser = self._new_parser(tools)
-            if self._finished or not new_text:
-                return empty
-            return self._convert(self._parser.stream_chunk(new_text, ()))
+            carry, self._carry = self._carry, []
+            if self._finished or (not new_text and not final):
+                return new_result('', carry) if carry else empty
+            _r, text, calls, _in = stream(self._parser, new_text, final)
+            if carry:
+                calls = carry + calls
+            return new_result(text, calls) if text or calls else empty
+
+        def parse_streaming_increment(self, new_text: str, tools: list[Any]) -> Any:
+            r = self._link
+            if r is not None:
+                if new_text == r._given:
+                    r._given = ''
+                    if r._parser is None:  # the reasoning detector waited for this link to start
+                        held = r._start_linked(tools)
+                        if self._link is None:  # the held chunk ended reasoning at a tool start: parse alone
+                            return self._own(new_text + held, tools)
+                        new_text += held
+                    calls = r._calls
+                    if not calls:
+                        return new_result(new_text, calls) if new_text else empty
+                    r._calls = []
+                    return new_result(new_text, calls)
+                self._unlink()
+            return self._own(new_text, tools)
 
         def finish(self, tools: list[Any]) -> Any:
+            r = self._link
+            if r is not None:
+                if not r._done:  # not SGLang's order (the reasoning detector ends first): end it here
+                    end = r.finish()
+                    text = r._given
+                    r._given = ''
+                    calls, r._calls = r._calls, []
+                    return new_result(end.reasoning_text + text, calls)
+                calls, r._calls = r._calls, []
+                return new_result('', calls) if calls else StreamingParseResult()
             if self._parser is None or self._finished:
-                return StreamingParseResult()
+                return new_result('', self._carry) if self._carry else StreamingParseResult()
+            ret = self._own('', tools, final=True)
             self._finished = True
-            return self._convert(self._parser.stream_chunk('', (), final=True))
+            return ret
 
         def detect_and_parse(self, text: str, tools: list[Any]) -> Any:
             content, calls, _ = self._new_parser(tools).parse_complete(text)
@@ -182,7 +274,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
 
         def has_tool_call(self, text: str) -> bool:
             # Dialects with bare calls (no open tag) may hold one anywhere the grammar allows: parse to know.
-            return (bool(self.bot_token) and self.bot_token in text) or self._bare
+            return (bool(self.bot_token) and self.bot_token in text) or self.bare
 
         def supports_structural_tag(self) -> bool:
             return False
@@ -191,7 +283,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             raise NotImplementedError('lmparse-backed detectors provide no SGLang structural tags')
 
     class LmparseReasoningDetector(BaseReasoningFormatDetector):
-        """A ``ReasoningParser`` detector over one lmparse reasoning-only response parser per request.
+        """A ``ReasoningParser`` detector over one lmparse response parser per request.
 
         ``force_reasoning`` (SGLang's decision from the chat template / request)
         says whether the output starts inside reasoning; None keeps the default
@@ -200,10 +292,17 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
         reasoning until the block closes (SGLang's semantics). Text SGLang's base
         class would hold for tags split across chunks is held by lmparse instead.
 
+        With ``tool_call_parser_active`` (SGLang builds a tool parser for the
+        request next) it offers itself to that tool detector and holds its first
+        chunk until then: linked to an lmparse tool detector, its parser is
+        lmparse's with both dialects and the request's tools (the held chunk's
+        reasoning comes out with the next chunk's); otherwise (SGLang's own tool
+        detector, or none) a reasoning-only parser, started at the next chunk.
+
         ``sglang_tool_start`` (replace mode: the tag SGLang's own detector has)
         ends an unclosed reasoning block where a tool block opens: the tag and
-        everything after it go to normal text for SGLang's tool detector, as
-        SGLang's reasoning detectors do.
+        everything after it go to normal text for the tool detector (which then
+        parses on its own), as SGLang's reasoning detectors do.
         """
 
         lmparse_reasoning: str = ''
@@ -211,49 +310,92 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
         sglang_force: bool | None = None
         sglang_tool_start: str = ''
         sglang_tool_start_at_line_start: bool = False
+        open_tag: str | None = None
+        close_tag: str | None = None
 
         def __init__(self, stream_reasoning: bool = True, force_reasoning: bool | None = None,
                      continue_final_message: bool = False, previous_content: str = '',
-                     force_nonempty_content: bool = False) -> None:
-            rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+                     force_nonempty_content: bool = False, tool_call_parser_active: bool = False) -> None:
             if force_reasoning is None:
                 force_reasoning = self.sglang_force
-            super().__init__(rcls.reasoning_open_tag, rcls.reasoning_close_tag,
+            super().__init__(self.open_tag, self.close_tag,
                              force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning,
                              continue_final_message=continue_final_message, previous_content=previous_content,
                              force_nonempty_content=force_nonempty_content)
             # Continuing an assistant message: SGLang's base class read the previous content's tags.
             self._force = self._in_reasoning if continue_final_message else force_reasoning
-            self._parser = self.response_cls[self._force]({'messages': []})
+            self._parser: Any = None
             self._held: list[str] = []
             self._done = False
-            self._close = rcls.reasoning_close_tag or ''
+            self._close = self.close_tag or ''
             # Tool-start scanning (replace mode): on until reasoning ends; after a tool start, text passes through.
             self._scan = bool(self.sglang_tool_start)
             self._entered = False
             self._pending = ''
             self._last = ''
             self._through = False
+            # Linking (see the class docstring).
+            self._tool: Any = None      # the linked tool detector
+            self._waiting = tool_call_parser_active
+            self._deferred = ''         # the first chunk, held until the tool detector is built
+            self._given = ''            # normal text returned since the tool detector last took it
+            self._calls: list[Any] = []  # tool calls parsed, not yet taken by the tool detector
+            self._carried = ''          # reasoning of the held chunk, returned with the next result
+            if tool_call_parser_active:
+                _offer.set(self)
+            else:
+                self._parser = self.response_cls[self._force]({'messages': []})
+
+        # -- linking --
+
+        def _can_link(self) -> bool:
+            return self._waiting and self._parser is None and self._tool is None and not self._done
+
+        def _start_alone(self) -> None:
+            self._waiting = False
+            self._parser = self.response_cls[self._force]({'messages': []})
+            if self._tool is not None:  # a tool detector linked but never asked: it parses alone
+                self._tool._unlink()
+
+        def _start_linked(self, tools: list[Any]) -> str:
+            """Build the shared parser (called by the linked tool detector) and parse the held chunk: its
+            normal text (for the tool detector to return now); its reasoning waits for the next result."""
+            self._waiting = False
+            cls = _linked_class(self.lmparse_reasoning, self._force, self._tool.lmparse_tool)
+            self._parser = cls({'messages': [], 'tools': _tool_dicts(tools)})
+            held, self._deferred = self._deferred, ''
+            if not held:
+                return ''
+            ret = self._step(held)
+            self._carried = ret.reasoning_text
+            self._given = ''
+            return ret.normal_text
+
+        # -- parsing --
 
         def _split(self, out: list[Any]) -> tuple[str, str]:
-            reasoning: list[str] = []
-            content: list[str] = []
-            for msg, _emitted in out:
-                if msg.reasoning_content:
-                    reasoning.append(msg.reasoning_content)
-                if msg.content:
-                    content.append(msg.content)
-            return ''.join(reasoning), ''.join(content)
+            if not out:
+                return '', ''
+            reasoning, content, calls = split(out)
+            if calls:
+                if self._tool is not None:
+                    self._calls += calls
+                # else: a reasoning-only parser yields none
+            return reasoning, content
 
         def _result(self, reasoning: str, content: str, final: bool) -> Any:
             self._in_reasoning = not self._through and self._parser.mode == 'reasoning'
+            if self._carried:
+                reasoning, self._carried = self._carried + reasoning, ''
             if not self.stream_reasoning:
                 if reasoning:
                     self._held.append(reasoning)
                 if not (content or final or not self._in_reasoning):
-                    return ReasoningResult()
+                    return new_reasoning('', '')
                 reasoning, self._held = ''.join(self._held), []
-            return ReasoningResult(normal_text=content, reasoning_text=reasoning)
+            if content and self._tool is not None:
+                self._given += content
+            return new_reasoning(content, reasoning)
 
         def _tool_start(self, text: str, before: str) -> int:
             tag = self.sglang_tool_start
@@ -268,12 +410,23 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                 return '', ''
             if text:
                 self._last = text[-1]
-            return self._split(self._parser.stream_chunk(text, (), final=final))
+            reasoning, content, calls, _r = stream(self._parser, text, final)
+            if calls and self._tool is not None:
+                self._calls += calls
+            return reasoning, content
+
+        def _pass_through(self) -> None:
+            """The rest of the output is normal text: a linked tool detector parses it on its own."""
+            self._through, self._scan = True, False
+            if self._tool is not None:
+                self._tool._unlink()
 
         def _scan_chunk(self, text: str) -> tuple[str, str]:
             """Feed ``text``, ending the reasoning where a tool block opens inside it; (reasoning, normal)."""
-            buf, self._pending = self._pending + text, ''
-            at = self._tool_start(buf, self._last)
+            tag = self.sglang_tool_start
+            buf = self._pending + text if self._pending else text
+            self._pending = ''
+            at = self._tool_start(buf, self._last) if tag in buf else -1
             if at >= 0 and self._close and self._close in buf[at:]:
                 at = -2  # the block closes in this chunk: SGLang's detectors end it there, not at the tool start
             if at == -2:
@@ -282,43 +435,94 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                 r1, c1 = self._feed(buf[:at])
                 if self._parser.mode == 'reasoning':
                     r2, c2 = self._feed('', final=True)
-                    self._through, self._scan = True, False
+                    if self._tool is not None:
+                        self._given += c1 + c2  # what the tool detector already knows of
+                        self._pass_through()
+                        self._given = ''
+                    else:
+                        self._pass_through()
                     return r1 + r2, c1 + c2 + buf[at:]
                 r2, c2 = self._feed(buf[at:])
                 r, c = r1 + r2, c1 + c2
             else:
                 # Hold the longest tail that may still become the tag: the leftmost tag[0] in reach that starts it.
-                tag = self.sglang_tool_start
                 j = buf.find(tag[0], max(0, len(buf) - len(tag) + 1))
                 while j >= 0 and not tag.startswith(buf[j:]):
                     j = buf.find(tag[0], j + 1)
-                hold = len(buf) - j if j >= 0 else 0
-                r, c = self._feed(buf[:len(buf) - hold])
-                if hold and self._parser.mode == 'reasoning':
-                    self._pending = buf[len(buf) - hold:]
-                elif hold:
-                    r2, c2 = self._feed(buf[len(buf) - hold:])
-                    r, c = r + r2, c + c2
+                if j < 0:
+                    r, c = self._feed(buf)
+                else:
+                    r, c = self._feed(buf[:j])
+                    if self._parser.mode == 'reasoning':
+                        self._pending = buf[j:]
+                    else:
+                        r2, c2 = self._feed(buf[j:])
+                        r, c = r + r2, c + c2
             if self._parser.mode == 'reasoning':
                 self._entered = True
             elif self._entered:
                 self._scan = False
             return r, c
 
-        def _parse_streaming_increment_impl(self, new_text: str) -> Any:
-            if self._done or not new_text:
-                return ReasoningResult()
+        def _step(self, new_text: str) -> Any:
             if self._through:
-                return ReasoningResult(normal_text=new_text)
+                return new_reasoning(new_text, '')
             if self._scan:
                 reasoning, content = self._scan_chunk(new_text)
                 return self._result(reasoning, content, self._through)
-            reasoning, content = self._split(self._parser.stream_chunk(new_text, ()))
+            reasoning, content = self._feed(new_text)
             return self._result(reasoning, content, False)
+
+        def parse_streaming_increment(self, new_text: str) -> Any:
+            parser = self._parser
+            # The common chunk, inline: started, streaming, nothing held, no possible tool start in it.
+            if (parser is not None and new_text and not self._done and not self._through and not self._pending
+                    and not self._carried and self.stream_reasoning and not self._force_nonempty_content
+                    and not (self._scan and self.sglang_tool_start[0] in new_text)):
+                reasoning, content, calls, in_reasoning = stream(parser, new_text)
+                self._last = new_text[-1]
+                self._in_reasoning = in_reasoning
+                if self._scan:
+                    if in_reasoning:
+                        self._entered = True
+                    elif self._entered:
+                        self._scan = False
+                if self._tool is not None:
+                    if calls:
+                        self._calls += calls
+                    if content:
+                        self._given += content
+                return new_reasoning(content, reasoning)
+            if self._force_nonempty_content:
+                return super().parse_streaming_increment(new_text)
+            return self._parse_streaming_increment_impl(new_text)
+
+        def _parse_streaming_increment_impl(self, new_text: str) -> Any:
+            if self._parser is None:
+                if self._waiting and self._tool is None and not self._deferred:
+                    if new_text:
+                        self._deferred = new_text  # held until the tool detector is built (linking)
+                    return new_reasoning('', '')
+                if self._parser is None:
+                    self._start_alone()
+                    new_text, self._deferred = self._deferred + new_text, ''
+            if self._done or not new_text:
+                if self._carried:
+                    return self._result('', '', False)
+                return new_reasoning('', '')
+            return self._step(new_text)
 
         def finish(self) -> Any:
             if self._done:
-                return ReasoningResult()
+                return new_reasoning('', '')
+            if self._parser is None:  # the stream ended with the held chunk, before any tool detector
+                self._start_alone()
+                held, self._deferred = self._deferred, ''
+                if held:
+                    first = self._step(held)
+                    end = self.finish()
+                    return new_reasoning(first.normal_text + end.normal_text,
+                                         first.reasoning_text + end.reasoning_text)
             self._done = True
             if self._through:
                 reasoning = content = ''
@@ -329,9 +533,11 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                 reasoning, content = reasoning + r2, content + c2
             ret = self._result(reasoning, content, True)
             if self._force_nonempty_content:
-                text = self._accumulated_reasoning + ret.reasoning_text + ret.normal_text
+                moved = self._accumulated_reasoning + ret.reasoning_text
                 self._accumulated_reasoning = ''
-                return ReasoningResult(normal_text=text)
+                if self._tool is not None:
+                    self._given += moved  # normal text now, for the linked tool detector too
+                return new_reasoning(moved + ret.normal_text, '')
             return ret
 
         def _detect_and_parse_impl(self, text: str) -> Any:
@@ -347,12 +553,18 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             content, _calls, reasoning = parser.parse_complete(text)
             return ReasoningResult(normal_text=content or '', reasoning_text=reasoning or '')
 
+    # SGLang reads each detector class's constructor signature per request (inspect.signature): computed once.
+    LmparseToolDetector.__signature__ = inspect.signature(LmparseToolDetector)  # type: ignore[attr-defined]
+    LmparseReasoningDetector.__signature__ = inspect.signature(LmparseReasoningDetector)  # type: ignore[attr-defined]
+
     tool_names, reasoning_names = _lmparse_names()
     tools: dict[str, type] = {}
     for name in tool_names:
         rcls = lmparse.BaseResponseParser.with_parsers(None, name)
+        tp = lmparse.ToolParserManager.get(name)()
         tools[name] = type(f'LmparseToolDetector[{name}]', (LmparseToolDetector,),
-                           {'lmparse_tool': name, 'response_cls': rcls, '__module__': __name__})
+                           {'lmparse_tool': name, 'response_cls': rcls, '__module__': __name__,
+                            'tool_open_tag': tp.get_tool_open_tag() or '', 'bare': tp.bare_call_open is not None})
     reasoning: dict[str, type] = {}
     for name in reasoning_names:
         base = lmparse.ReasoningParserManager.get(name)
@@ -365,6 +577,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                                     {'reasoning_parser_cls': forced_cls, 'tool_parser_cls': None})
         reasoning[name] = type(f'LmparseReasoningDetector[{name}]', (LmparseReasoningDetector,),
                                {'lmparse_reasoning': name, 'response_cls': variants, '__module__': __name__,
+                                'open_tag': base.reasoning_open_tag, 'close_tag': base.reasoning_close_tag,
                                 # the base's reasoning_default: forced by default only where lmparse starts in it
                                 'reasoning_default': 'always' if variants[None]({'messages': []}).reasoning_enabled
                                 else None})
