@@ -7,10 +7,9 @@ chunk, the reasoning parser's ``StreamingParseResult`` (a plain class:
 ``StreamingParseResult`` holding ``ToolCallItem`` instances. pydantic v2 keeps a
 model instance's state in four attributes (``__dict__``,
 ``__pydantic_fields_set__``, ``__pydantic_extra__``, ``__pydantic_private__``);
-:class:`Results` sets those (and the plain class' ``__dict__``) through the
-public C-API (``PyType_GenericNew``, what ``object.__new__`` allocates, and
-``PyObject_GenericSetAttr``, what ``object.__setattr__`` does), with no
-Python-level constructor call per chunk.
+:class:`Results` sets those (``lmparse.pydantic_state``; the plain class'
+``__dict__`` through the same public C-API), with no Python-level constructor
+call per chunk.
 
 At start-up :meth:`Results.__init__` builds each type both ways on probe values
 and compares them with SGLang's own public constructors (type, equality, dumps,
@@ -23,7 +22,10 @@ from cpython.type cimport PyType_GenericNew
 from lmparse.protocol cimport DeltaFunctionCall as LpFunctionDelta
 from lmparse.protocol cimport DeltaMessage as LpMessage
 from lmparse.protocol cimport DeltaToolCall as LpToolDelta
+from lmparse.pydantic_state cimport new_instance
 from lmparse.response cimport ResponseParserCore
+
+from lmparse.pydantic_state import same_instance
 
 __all__ = ['Results']
 
@@ -36,13 +38,8 @@ cdef tuple _ITEM_FIELDS = ('tool_index', 'name', 'parameters')
 
 
 cdef inline object _model(object cls, dict state, frozenset fields_set):
-    """A pydantic model instance with ``state``, as its validating constructor leaves it."""
-    obj = PyType_GenericNew(cls, _EMPTY, None)
-    PyObject_GenericSetAttr(obj, '__dict__', state)
-    PyObject_GenericSetAttr(obj, '__pydantic_fields_set__', set(fields_set))
-    PyObject_GenericSetAttr(obj, '__pydantic_extra__', None)
-    PyObject_GenericSetAttr(obj, '__pydantic_private__', None)
-    return obj
+    """A pydantic model instance with ``state``, as its validating constructor leaves it (no extra fields)."""
+    return new_instance(cls, state, fields_set, False)
 
 
 cdef inline object _plain(object cls, dict state):
@@ -50,14 +47,6 @@ cdef inline object _plain(object cls, dict state):
     obj = PyType_GenericNew(cls, _EMPTY, None)
     PyObject_GenericSetAttr(obj, '__dict__', state)
     return obj
-
-
-def _same_model(a: object, b: object) -> bool:
-    return (type(a) is type(b) and a == b and a.model_dump() == b.model_dump()
-            and a.model_dump_json() == b.model_dump_json() and a.model_fields_set == b.model_fields_set
-            and a.__dict__ == b.__dict__ and list(a.__dict__) == list(b.__dict__)
-            and a.__pydantic_extra__ == b.__pydantic_extra__
-            and a.__pydantic_private__ == b.__pydantic_private__)
 
 
 def _same_plain(a: object, b: object) -> bool:
@@ -99,7 +88,7 @@ cdef class Results:
             if tuple(self.ToolCallItem.model_fields) != _ITEM_FIELDS:
                 return False
             for index, name, parameters in ((0, 'f', ''), (2, None, '{"a": 1'), (1, 'g', '{}')):
-                if not _same_model(_model(self.ToolCallItem, {'tool_index': index, 'name': name,
+                if not same_instance(_model(self.ToolCallItem, {'tool_index': index, 'name': name,
                                                               'parameters': parameters}, _SET_ITEM),
                                    self.ToolCallItem(tool_index=index, name=name, parameters=parameters)):
                     return False
@@ -113,7 +102,7 @@ cdef class Results:
                 return False
             item = self.ToolCallItem(tool_index=0, name='f', parameters='{}')
             for normal, calls in (('', []), ('a', []), ('', [item]), ('a b', [item, item])):
-                if not _same_model(_model(self.StreamingParseResult, {'normal_text': normal, 'calls': list(calls)},
+                if not same_instance(_model(self.StreamingParseResult, {'normal_text': normal, 'calls': list(calls)},
                                           _SET_RESULT),
                                    self.StreamingParseResult(normal_text=normal, calls=list(calls))):
                     return False
