@@ -183,10 +183,8 @@ cdef class ResponseParserCore:
             if isinstance(self.tool_parser, ToolParser):
                 self._tool = <ToolParser>self.tool_parser
                 self._tool_hooks = self._tool._hooks
-                # bare calls only when tools are offered (a rejected name is text again), but a second
-                # open tag opens a block whatever follows, as the open tag does
-                if self._tool._bare_open is not None and (self._tool._allowed_tool_names
-                                                          or self._tool._bare_is_tag):
+                # bare calls only with offered tools (a rejected name is text again); a second open tag always
+                if self._tool._bare_open is not None and (self._tool._allowed_tool_names or self._tool._bare_is_tag):
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
 
