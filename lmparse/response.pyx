@@ -183,8 +183,8 @@ cdef class ResponseParserCore:
             if isinstance(self.tool_parser, ToolParser):
                 self._tool = <ToolParser>self.tool_parser
                 self._tool_hooks = self._tool._hooks
-                # bare calls only when tools are offered: a rejected name is text again
-                if self._tool._bare_open is not None and self._tool._allowed_tool_names:
+                # bare calls only with offered tools (a rejected name is text again); a second open tag always
+                if self._tool._bare_open is not None and (self._tool._allowed_tool_names or self._tool._bare_is_tag):
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
 

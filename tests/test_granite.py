@@ -62,8 +62,22 @@ CASES = [
          [('search', '{"query": "x"}')]),
     Case('text-opener-in-prose', 'Use the <tool_call> tag.', 'Use the <tool_call> tag.', None, []),
     Case('text-opener-at-end', 'x ' + GS, 'x ' + GS, None, []),
-    Case('text-opener-without-tools', GS + '[' + env('search', '{}') + ']', GS + '[' + env('search', '{}') + ']', None,
-         [], request={'request_tools': None}),
+    # a second open tag, as <|tool_call|> is, whether or not the request offers tools (vLLM's
+    # tests/tool_parsers/test_granite_tool_parser.py sends none): with none, lmparse's own rule drops
+    # the calls as undeclared, as it does after <|tool_call|> (replace mode keeps them)
+    Case('text-opener-without-tools', GS + '[' + env('search', '{}') + ']', None, None, [],
+         request={'request_tools': None}),
+    Case('token-opener-without-tools', GT + '[' + env('search', '{}') + ']', None, None, [],
+         request={'request_tools': None}),
+    Case('text-opener-in-prose-without-tools', 'Use the <tool_call> tag.', 'Use the <tool_call> tag.', None, [],
+         request={'request_tools': None}),
+    Case('text-opener-nested-values', GS + ' [{\n  "name": "search",\n  "arguments": {"a": [1, {"b": null}], '
+         '"o": {"n": "v"}, "e": [], "f": 3.14}\n}]', None, None,
+         [('search', '{"a": [1, {"b": null}], "o": {"n": "v"}, "e": [], "f": 3.14}')]),
+    Case('text-opener-around', 'Sure. ' + GS + ' [' + env('search', '{"x": {"y": "z"}}') + '] ok', 'Sure.  ok',
+         None, [('search', '{"x": {"y": "z"}}')]),
+    Case('text-opener-in-value', GS + '[' + env('search', '{"query": "write <tool_call> then <|tool_call|>"}') + ']',
+         None, None, [('search', '{"query": "write <tool_call> then <|tool_call|>"}')]),
     # Granite 3.2/3.3 reasoning
     Case('thought-process', THOUGHT + '\nThe user asks X.\n' + RESPONSE + '\nX is Y.', '\nX is Y.',
          '\nThe user asks X.\n', [], 'granite'),

@@ -137,8 +137,100 @@ def _tool_dict(tool: Any) -> dict[str, Any] | None:
     return None
 
 
-def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any) -> dict[str, Any]:
+# Type names outside JSON Schema that vLLM's schema conversion (vllm/tool_parsers/utils.py,
+# coerce_to_schema_type) reads as JSON types; its tests pin "float" (test_qwen3coder_tool_parser.py).
+_ENGINE_TYPE_NAMES: dict[str, str] = {
+    **dict.fromkeys(('str', 'text', 'varchar', 'char', 'enum'), 'string'),
+    **dict.fromkeys(('int', 'int32', 'int64', 'uint', 'uint32', 'uint64', 'long', 'short', 'unsigned'),
+                    'integer'),
+    **dict.fromkeys(('float', 'float32', 'float64', 'double'), 'number'),
+    'bool': 'boolean', 'dict': 'object',
+    **dict.fromkeys(('arr', 'list', 'sequence'), 'array'),
+}
+_JSON_TYPE_NAMES = frozenset(('string', 'integer', 'number', 'boolean', 'object', 'array', 'null'))
+
+
+def _json_type_name(name: Any) -> Any:
+    if not isinstance(name, str) or name in _JSON_TYPE_NAMES:
+        return name
+    key = name.strip().lower()
+    return _ENGINE_TYPE_NAMES.get(key, key if key in _JSON_TYPE_NAMES else name)
+
+
+def _engine_schema(schema: Any, depth: int = 0) -> Any:
+    """``schema`` with the type names vLLM reads as JSON types written as those (a copy where one changes)."""
+    if depth > 32:
+        return schema
+    if isinstance(schema, list):
+        items = [_engine_schema(s, depth + 1) for s in schema]
+        return schema if all(a is b for a, b in zip(items, schema)) else items
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] | None = None
+    for key, value in schema.items():
+        if key == 'type':
+            new = [_json_type_name(t) for t in value] if isinstance(value, list) else _json_type_name(value)
+            changed = new != value
+        elif isinstance(value, (dict, list)) and key not in ('enum', 'const', 'default', 'examples'):
+            new = _engine_schema(value, depth + 1)
+            changed = new is not value
+        else:
+            continue
+        if changed:
+            if out is None:
+                out = dict(schema)
+            out[key] = new
+    return schema if out is None else out
+
+
+def _resolve_refs(schema: Any, root: dict[str, Any], depth: int = 0) -> Any:
+    """``schema`` with its local references (``#/$defs/NAME``, ``#/definitions/NAME``) into ``root`` written
+    out, as vLLM's dots parser reads them (a copy where one changes; a reference cycle stops at depth 16)."""
+    if depth > 16:
+        return schema
+    if isinstance(schema, list):
+        items = [_resolve_refs(s, root, depth + 1) for s in schema]
+        return schema if all(a is b for a, b in zip(items, schema)) else items
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get('$ref')
+    if isinstance(ref, str):
+        section, _, name = ref.removeprefix('#/').partition('/')
+        table = root.get(section) if ref.startswith('#/') and section in ('$defs', 'definitions') else None
+        target = table.get(name) if isinstance(table, dict) and '/' not in name else None
+        if isinstance(target, dict):
+            merged = {**target, **{k: v for k, v in schema.items() if k != '$ref'}}
+            return _resolve_refs(merged, root, depth + 1)
+    out: dict[str, Any] | None = None
+    for key, value in schema.items():
+        if isinstance(value, (dict, list)) and key not in ('$defs', 'definitions', 'enum', 'const', 'default',
+                                                           'examples'):
+            new = _resolve_refs(value, root, depth + 1)
+            if new is not value:
+                if out is None:
+                    out = dict(schema)
+                out[key] = new
+    return schema if out is None else out
+
+
+def _engine_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    fn = tool.get('function')
+    if not isinstance(fn, dict) or not isinstance(fn.get('parameters'), dict):
+        return tool
+    root = fn['parameters']
+    params = _engine_schema(_resolve_refs(root, root) if ('$defs' in root or 'definitions' in root) else root)
+    if params is fn['parameters']:
+        return tool
+    return {**tool, 'function': {**fn, 'parameters': params}}
+
+
+def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any,
+                     engine_types: bool = False) -> dict[str, Any]:
+    """lmparse's request for these tools; ``engine_types`` (replace mode): the tools' schemas read as
+    vLLM reads them (its extra type names ``"float"``, ``"int"``, ... as JSON types; local ``$ref``s resolved)."""
     dicts = [d for d in map(_tool_dict, tools or ()) if d is not None]
+    if engine_types:
+        dicts = [_engine_tool(d) for d in dicts]
     request: dict[str, Any] = {'model': 'vllm', 'messages': []}
     if dicts:
         request['tools'] = dicts
@@ -201,7 +293,7 @@ class _Stream:
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool)
-        parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs))
+        parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs, self.keep_undeclared))
         if self.keep_undeclared:
             tool_parser = parser.tool_parser
             if tool_parser is not None:

@@ -65,6 +65,9 @@ cdef class ToolParser:
     # The opener counts only at the start of the plain channel, after whitespace
     # (the JSON and pythonic families), not anywhere in the text (the XML family).
     cdef bint _bare_at_start
+    # The opener is a tag of its own (skipped, any name follows): a call without
+    # offered tools too. Otherwise a bare call is confirmed by an offered name.
+    cdef bint _bare_is_tag
     cdef object _handback
     cdef object _replay
 

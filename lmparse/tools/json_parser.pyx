@@ -195,6 +195,9 @@ cdef class JsonToolParser(ToolParser):
             self._bare_array = self._bare_open == '['
             self._bare_name_key = '"' + self._name_field + '"'
             self._bare_keys = tuple('"' + key + '"' for key in (self._argument_field,) + self._argument_aliases)
+        elif self._bare_open is not None:
+            # a second open tag (Granite's <tool_call>): skipped like the open tag, no name to confirm
+            self._bare_is_tag = True
         self._value_scanner = JsonValueScanner()
         self._phase = P_START
         self._json_key = None

@@ -122,3 +122,79 @@ def test_deltas_built_as_vllm_constructs_them() -> None:
         direct = builder.build(chunk)
         if direct is not None:
             assert same_instance(direct, _public(builder, chunk))
+
+
+XML_TOOLS = [{'type': 'function', 'function': {'name': 'test_types', 'parameters': {'type': 'object', 'properties': {
+    'f': {'type': 'float'}, 'i': {'type': 'int64'}, 'b': {'type': 'bool'}, 'd': {'type': 'dict'},
+    's': {'type': 'str'}, 'code': {'type': 'string'}, 'n': {'type': ['Double', 'null']},
+    'nested': {'type': 'object', 'properties': {'q': {'type': 'long'}}}}}}}]
+XML_CALL = ('<tool_call>\n<function=test_types>\n<parameter=f>\n3.14\n</parameter>\n<parameter=i>\n42\n</parameter>\n'
+            '<parameter=b>\ntrue\n</parameter>\n<parameter=d>\n{"k": 1}\n</parameter>\n<parameter=s>\n007\n'
+            '</parameter>\n<parameter=code>\n1.50\n</parameter>\n<parameter=n>\n2.5\n</parameter>\n'
+            '<parameter=nested>\n{"q": 5}\n</parameter>\n</function>\n</tool_call>')
+
+
+@pytest.mark.parametrize('engine', [True, False])
+def test_engine_type_names(engine: bool) -> None:
+    """Replace mode reads the type names vLLM's schema conversion takes for JSON types ("float", "int64", ...);
+    lmparse's own names keep LMDeploy's rule (an unknown type name: the text as written)."""
+    cls = integ._tool_class('qwen3_coder', engine=engine)
+    out = cls(TOKENIZER, XML_TOOLS).extract_tool_calls(XML_CALL, request(tools=XML_TOOLS))
+    args = json.loads(out.tool_calls[0].function.arguments)
+    # typed string: digits stay the string written
+    assert args['s'] == '007' and args['code'] == '1.50'
+    if engine:
+        assert args == {'f': 3.14, 'i': 42, 'b': True, 'd': {'k': 1}, 's': '007', 'code': '1.50', 'n': 2.5,
+                        'nested': {'q': 5}}
+    else:
+        assert args['f'] == '3.14' and args['i'] == '42' and args['b'] == 'true'
+    # the request's own schemas are not changed
+    assert XML_TOOLS[0]['function']['parameters']['properties']['f'] == {'type': 'float'}
+
+
+def test_engine_type_names_streamed() -> None:
+    from tests.streaming import chunkings
+
+    cls = integ._tool_class('qwen3_coder', engine=True)
+    expected = None
+    for label, chunks in chunkings(XML_CALL, ('<tool_call>', '<function=', '<parameter=', '</parameter>',
+                                              '</function>', '</tool_call>')):
+        parser = cls(TOKENIZER, XML_TOOLS)
+        args, prev = '', ''
+        for piece in chunks:
+            delta = parser.extract_tool_calls_streaming(prev, prev + piece, piece, [], [], [],
+                                                        request(tools=XML_TOOLS))
+            prev += piece
+            for tc in (delta.tool_calls if delta is not None else None) or ():
+                args += (tc.function.arguments or '') if tc.function is not None else ''
+        tail = parser.finish_streaming()
+        for tc in (tail.tool_calls if tail is not None else None) or ():
+            args += (tc.function.arguments or '') if tc.function is not None else ''
+        got = json.loads(args)
+        assert got['f'] == 3.14 and got['s'] == '007', label
+        expected = expected or got
+        assert got == expected, label
+
+
+def test_granite_text_opener_without_tools() -> None:
+    """Granite 3.1's ``<tool_call>`` opens a call as ``<|tool_call|>`` does, with no tools in the request."""
+    cls = integ._tool_class('granite', engine=True)
+    out = cls(TOKENIZER).extract_tool_calls('<tool_call> [{"name": "get_weather", "arguments": {"city": "Tokyo"}}]',
+                                            request())
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in out.tool_calls] == [
+        ('get_weather', {'city': 'Tokyo'})]
+
+
+def test_engine_resolves_local_refs() -> None:
+    """Replace mode resolves a parameter schema's local $ref (vLLM's dots parser does); the request is unchanged."""
+    params = {'type': 'object', 'properties': {'where': {'$ref': '#/$defs/Place'}, 'days': {'type': 'integer'},
+                                               'loop': {'$ref': '#/$defs/Loop'}},
+              '$defs': {'Place': {'type': 'object', 'properties': {'zip': {'type': 'string'}}},
+                        'Loop': {'$ref': '#/$defs/Loop'}}}
+    tools = [{'type': 'function', 'function': {'name': 'set_place', 'parameters': params}}]
+    text = ('<dots_function_call><invoke name="set_place"><parameter name="where">{"zip": "018956"}</parameter>'
+            '<parameter name="days">3</parameter><parameter name="loop">x</parameter></invoke></dots_function_call>')
+    for engine, where in ((True, {'zip': '018956'}), (False, '{"zip": "018956"}')):
+        out = integ._tool_class('dots', engine=engine)(TOKENIZER, tools).extract_tool_calls(text, request(tools=tools))
+        assert json.loads(out.tool_calls[0].function.arguments) == {'where': where, 'days': 3, 'loop': 'x'}
+    assert params['properties']['where'] == {'$ref': '#/$defs/Place'}
