@@ -169,6 +169,7 @@ cdef class ResponseParserCore:
 
         self._t_open = None
         self._bare_open = None
+        self._bare_mid = None
         self._tool = None
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
         cdef bint tool_active = self.tool_parser is not None and not eq(
@@ -187,13 +188,17 @@ cdef class ResponseParserCore:
                 if self._tool._bare_open is not None and self._tool._allowed_tool_names:
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
+                    if self._bare_anchored:
+                        self._bare_mid = self._tool._bare_search
+                if getattr(type(self), 'keep_undeclared_tool_calls', False) is True:
+                    self._tool.keep_undeclared_calls = True
 
         # the tool-open tag searched inside reasoning: None when the model never calls tools there
         self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
-        bare_searched = None if self._bare_anchored else self._bare_open
+        bare_searched = self._bare_mid if self._bare_anchored else self._bare_open
         cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
         if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
@@ -387,11 +392,12 @@ cdef class ResponseParserCore:
             if at >= 0:
                 return at == 1
         bare = self._bare_open
-        if bare is not None and self._bare_anchored:
-            at = self._anchored_bare(p, n)
-            if at >= 0:
-                return at == 1
-            bare = None
+        if self._bare_anchored:
+            if bare is not None:
+                at = self._anchored_bare(p, n)
+                if at >= 0:
+                    return at == 1
+            bare = self._bare_mid
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
                 p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare, self._markers)):
@@ -659,6 +665,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     # With a tokenizer and token ids: a reasoning or tool-open tag the tokenizer holds as one
     # token is structure only when it arrived as that token (False: the text alone decides).
     confirm_tags_by_token_id = True
+    # True: calls to tools the request does not declare are kept (vLLM's and, with
+    # SGLANG_FORWARD_UNKNOWN_TOOLS, SGLang's behaviour); False: dropped (LMDeploy's rule).
+    keep_undeclared_tool_calls = False
     MODE_PLAIN = 'plain'
     MODE_REASONING = 'reasoning'
     MODE_TOOL = 'tool'

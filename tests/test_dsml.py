@@ -170,8 +170,9 @@ def cases_for(tool: str) -> list[Case]:
              [('get_time', '{}')], p, THINK),
         Case(f'{p}-bare-block-window-whitespace', tool, bare(tool, ' \n\t' * 21 + '\n', invoke('get_time')),
              None, None, [('get_time', '{}')]),
+        # the tag is content; the well-formed invoke after it is a call on its own (a bare invoke)
         Case(f'{p}-bare-block-whitespace-over-window', tool, bare(tool, ' \n\t' * 21 + '\n\n', invoke('get_time')),
-             bare(tool, ' \n\t' * 21 + '\n\n', invoke('get_time')), None, []),
+             f'<{D}{BLOCK[tool]}>' + ' \n\t' * 21 + '\n\n', None, [('get_time', '{}')]),
         # malformed and truncated payloads (documented best effort)
         Case(f'{p}-garbage-in-block', tool,
              'a' + block(tool, 'not dsml at all <b>', invoke('get_time')) + 'b',

@@ -65,6 +65,11 @@ cdef class ToolParser:
     # The opener counts only at the start of the plain channel, after whitespace
     # (the JSON and pythonic families), not anywhere in the text (the XML family).
     cdef bint _bare_at_start
+    # Beside an anchored ``_bare_open``: an opener searched anywhere in plain text (the DSML
+    # family's invoke written without its block); None: none.
+    cdef object _bare_search
+    # keep calls to tools the request does not declare (see keep_undeclared_calls)
+    cdef public bint keep_undeclared_calls
     cdef object _handback
     cdef object _replay
 

@@ -105,6 +105,8 @@ cdef enum:
     _SHORT_VALUE = 256
     # Whitespace between a close tag and the tag that confirms it: a longer run makes the close tag text.
     _CONFIRM_WINDOW = 64
+    # The longest invoke header (after the tag name) read as a bare call's.
+    _BARE_HEADER = 256
 
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
                 'string_value', 'json_value', 'parameter_end', 'held_value', 'json_value_end', 'raw_json_value')
@@ -131,7 +133,7 @@ cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
 cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
                         'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
                         'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
-                        'attribute_entities', 'block_open_tag', 'block_close_tag')
+                        'attribute_entities', 'block_open_tag', 'block_close_tag', 'bare_call_open')
 cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
                             'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
                             'parameter_key_attribute')
@@ -164,18 +166,21 @@ cdef tuple _class_entry(type cls):
     if string_attr is not None and not isinstance(string_attr, str):
         raise TypeError(f'{cls.__name__}.string_attribute must be str or None')
     block_open, block_close = values['block_open_tag'], values['block_close_tag']
+    bare_invoke = values['bare_call_open']
     for name, tag in (('block_open_tag', block_open), ('block_close_tag', block_close)):
         if tag is not None and (not isinstance(tag, str) or not tag or tag[0] != t_open[0]):
             raise TypeError(f'{cls.__name__}.{name} must be None or a non-empty str starting with {t_open[0]!r}')
     markers = (f'{t_open}{token}{invoke}', f'{t_open}{token}{parameter}', f'{t_end}{token}{invoke}{t_close}',
                f'{t_end}{token}{parameter}{t_close}',
                block_close if block_close is not None else f'{t_end}{token}{block}{t_close}')
+    if bare_invoke is not None and bare_invoke != markers[K_INVOKE]:
+        raise TypeError(f'{cls.__name__}.bare_call_open must be None or the invoke open tag {markers[K_INVOKE]!r}')
     string_values = values['string_attribute_values']
     settings = (t_close, values['call_name_attribute'], values['parameter_key_attribute'], string_attr,
                 (string_values,) if isinstance(string_values, str) else tuple(string_values), bool(values['string_by_default']),
                 bool(values['schema_typed_values']), tuple(tuple(p) for p in values['attribute_entities']))
     entry = (declared, markers, f'{lead}{block_open}' if block_open is not None else f'{lead}{t_open}{token}{block}{t_close}',
-             settings)
+             settings, bare_invoke)
     if len(_marker_cache) >= 256:
         _marker_cache.clear()
     _marker_cache[cls] = entry
@@ -230,6 +235,9 @@ cdef class DsmlToolParser(ToolParser):
     # None: built from tool_calls_block_name. Text between calls is skipped.
     block_open_tag = None
     block_close_tag = None
+    # The invoke open tag, declared by a dialect whose model writes invokes without the block
+    # (SGLang's DeepSeek V3.2 / V4 detectors read them); None: an invoke needs its block.
+    bare_call_open = None
 
     cdef int _phase
     cdef Py_ssize_t _param_count
@@ -254,6 +262,10 @@ cdef class DsmlToolParser(ToolParser):
     # a bare block (opened without block_lead): its open tag is still in the text
     cdef bint _skip_open
     cdef str _bare_tag
+    # invokes written without a block (bare_call_open): the block is those invokes and ends after them
+    cdef bint _bare_calls
+    # the dialect declares bare invokes (bare_call_open)
+    cdef bint _bare_invoke
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
@@ -275,6 +287,13 @@ cdef class DsmlToolParser(ToolParser):
                                                  PyUnicode_GET_LENGTH(<str>entry[2]))
             self._bare_open = self._bare_tag
             self._bare_at_start = True
+        self._bare_calls = False
+        self._bare_invoke = entry[4] is not None and not (self._hooks & HOOK_PAYLOAD)
+        if self._bare_invoke:
+            if self._bare_tag is not None:
+                self._bare_search = <str>entry[4]  # beside the anchored block tag
+            else:
+                self._bare_open = <str>entry[4]
 
     def __dealloc__(self):
         held_free(&self._header)
@@ -312,6 +331,7 @@ cdef class DsmlToolParser(ToolParser):
             held_free(&self._value)
         self._value_scanner.reset_c()
         self._skip_open = False
+        self._bare_calls = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -333,7 +353,14 @@ cdef class DsmlToolParser(ToolParser):
         cdef int kind = PyUnicode_KIND(text)
         cdef void *data = PyUnicode_DATA(text)
         cdef Py_ssize_t pos = _skip_space(kind, data, 0, size), end = pos, at
-        cdef int found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
+        cdef int found
+        if self._bare_invoke and pos < size and marker_match(
+                kind, data, pos, size, <str>self._markers[K_INVOKE]) == 2:
+            return self.open_bare_invoke(text, pos, size, final)
+        if self._bare_tag is None:
+            found = 0
+        else:
+            found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
         if found == 2:
             end = pos + PyUnicode_GET_LENGTH(self._bare_tag)
             at = _skip_space(kind, data, end, size)
@@ -352,6 +379,101 @@ cdef class DsmlToolParser(ToolParser):
         self._payload_closed = True
         self._close_tag = None  # the feed closes the block at ``end`` (begin_block_c restores it)
         return end
+
+    cdef Py_ssize_t open_bare_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        """An invoke open tag at ``pos`` with no block before it (the router found it in plain text): a call
+        only when ``confirm_invoke`` confirms it; returns ``pos`` with the bare block started. Held (0, with
+        ``_skip_open`` kept) while undecided; refuted, the tag is content and the rest plain text again."""
+        cdef int verdict = self.confirm_invoke(text, pos, size, final)
+        cdef Py_ssize_t end
+        if verdict < 0:
+            return 0
+        self._skip_open = False
+        if verdict == 1:
+            self._bare_calls = True
+            return pos
+        end = pos + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE])
+        self._handback = PyUnicode_Substring(text, 0, end)
+        self._payload_closed = True
+        self._close_tag = None
+        return end
+
+    cdef int confirm_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
+        """Whether the invoke open tag at ``pos``, written without a block, is a call.
+
+        1: a complete header (whitespace, a ``name`` attribute naming an offered
+        tool, the tag end within ``_BARE_HEADER`` characters) then, after at most
+        ``_CONFIRM_WINDOW`` whitespace characters, a parameter open tag or the
+        invoke close tag (or the header closes itself: ``/>``); 0: anything else
+        (the tag is text); -1: not decided yet.
+        """
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t a = pos + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE]), b, gt, at, q
+        cdef Py_ssize_t value_end = 0
+        cdef int found, closing
+        cdef str close = self._tag_close
+        if a >= size:
+            return 0 if final else -1
+        if not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+            return 0  # another word (``<｜DSML｜invoked``), not the tag
+        gt = PyUnicode_Find(text, close, a, size if size - a <= _BARE_HEADER else a + _BARE_HEADER, 1)
+        if gt < 0:
+            return 0 if final or size - a >= _BARE_HEADER else -1
+        b = gt
+        if b > a and PyUnicode_READ(kind, data, b - 1) == u'/':
+            b -= 1
+        at = _attribute(text, kind, data, a, b, self._name_attr, &value_end)
+        if at < 0 or value_end <= at:
+            return 0
+        allowed = self._allowed_tool_names
+        if allowed is not None and _attribute_text(
+                text, at, value_end, self._entities) not in allowed:
+            return 0  # a name the request does not offer: quoted markup, not a call
+        if b < gt:
+            return 1  # ``<TOKEN invoke name="X"/>``: a call without arguments
+        gt += PyUnicode_GET_LENGTH(close)
+        q = _skip_space(kind, data, gt, size)
+        if q - gt > _CONFIRM_WINDOW:
+            return 0
+        if q == size:
+            return 0 if final else -1
+        if PyUnicode_READ(kind, data, q) != self._lead:
+            return 0
+        found = marker_match(kind, data, q, size, <str>self._markers[K_PARAM])
+        closing = marker_match(kind, data, q, size, <str>self._markers[K_INVOKE_CLOSE])
+        if found == 2 or closing == 2:
+            return 1
+        return -1 if (found == 1 or closing == 1) and not final else 0
+
+    cdef Py_ssize_t end_bare_calls(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        """After an invoke of a bare block: another confirmed invoke continues it, the block close tag
+        ends it (consumed), anything else ends it before the whitespace (plain text again). Returns the
+        offset to go on from; the phase is D_INVOKE_HEADER when another invoke starts."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t at = _skip_space(kind, data, pos, size)
+        cdef int found, verdict
+        if at == size and not final:
+            return pos  # held: whitespace may come before the next invoke
+        if at < size and PyUnicode_READ(kind, data, at) == self._lead:
+            found = marker_match(kind, data, at, size, <str>self._markers[K_INVOKE])
+            if found == 2:
+                verdict = self.confirm_invoke(text, at, size, final)
+                if verdict < 0:
+                    return pos
+                if verdict == 1:
+                    self._phase = D_INVOKE_HEADER
+                    return at + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE])
+            elif marker_match(kind, data, at, size, <str>self._markers[K_BLOCK_CLOSE]) == 2:
+                self._payload_closed = True  # the base consumes the close tag
+                return at
+            elif not final and (found == 1 or marker_match(
+                    kind, data, at, size, <str>self._markers[K_BLOCK_CLOSE]) == 1):
+                return pos
+        self._payload_closed = True
+        self._close_tag = None  # the feed ends the block here: what follows is plain text
+        return pos
 
     cdef int confirm_close(self, str text, Py_ssize_t after, Py_ssize_t size, bint final) except -2:
         """Whether the parameter close tag ending at ``after`` ends the value.
@@ -575,7 +697,13 @@ cdef class DsmlToolParser(ToolParser):
                 return 0
         while pos < size and not self._payload_closed:
             phase = self._phase
-            if phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
+            if phase == D_INVOKE_START and self._bare_calls:
+                at = self.end_bare_calls(text, pos, size, final)
+                if self._phase == D_INVOKE_START:
+                    pos = at
+                    break
+                pos = at
+            elif phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
                 pos = _skip_space(kind, data, pos, size)
                 if pos == size:
                     break
