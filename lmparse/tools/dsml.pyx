@@ -35,21 +35,17 @@ value, tags within a JSON string are data and any tag outside one ends the
 value (a missing close tag), except a parameter close tag that the lookahead
 does not confirm: the value is then not JSON and continues as raw text.
 
-A block whose open tag is written without the declared ``block_lead``
-(``<｜DSML｜tool_calls>`` at the start of the answer, as SGLang's tests write
-it) is taken there: the family declares the bare open tag to the router,
-anchored at the start of the plain channel. Like a close tag, that tag is
-structure only when the grammar confirms it: an invoke open tag follows it
-(after at most ``_CONFIRM_WINDOW`` whitespace characters). Until then it is
-held; refuted, or unconfirmed at the end of the output, it is content (an
-answer that starts by quoting the tag keeps its text).
+Tags written without their block (the block open tag without its
+``block_lead`` at the start of the answer; with ``bare_call_open``, an invoke
+with no block) are structure only when the grammar confirms them: see
+``lmparse.tools.dsml_grammar``.
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
-from lmparse.tools.base cimport (HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, class_basis,
-                                 immutable_type, marker_match, same_basis, seek_marker)
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.dsml_grammar cimport BARE_BLOCK, BARE_CALL, BARE_HOLD, DsmlBare, class_entry
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take, held_take_with
@@ -105,8 +101,6 @@ cdef enum:
     _SHORT_VALUE = 256
     # Whitespace between a close tag and the tag that confirms it: a longer run makes the close tag text.
     _CONFIRM_WINDOW = 64
-    # The longest invoke header (after the tag name) read as a bare call's.
-    _BARE_HEADER = 256
 
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
                 'string_value', 'json_value', 'parameter_end', 'held_value', 'json_value_end', 'raw_json_value')
@@ -128,64 +122,6 @@ cdef bint _is_json(str raw):
 cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
     return (c == u'{' or c == u'[' or c == u'"' or c == u'-' or (u'0' <= c <= u'9')
             or c == u't' or c == u'f' or c == u'n')
-
-# The declarations a dialect's whole syntax is built from.
-cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
-                        'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
-                        'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
-                        'attribute_entities', 'block_open_tag', 'block_close_tag', 'bare_call_open')
-cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
-                            'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
-                            'parameter_key_attribute')
-
-# class -> (declared values, markers, open tag, settings): joining the markers
-# costs more than the rest of a parser's construction. A compiled class's entry
-# is final; a Python class's declarations are compared by identity at each use
-# (the base's class_basis), so a changed declaration rebuilds its entry.
-# Threads racing on a miss only build the same entry twice.
-cdef dict _marker_cache = {}
-
-
-cdef tuple _class_entry(type cls):
-    entry = _marker_cache.get(cls)
-    if entry is not None and immutable_type(cls):
-        return <tuple>entry
-    declared = class_basis(cls, _DECLARED)
-    if entry is not None and same_basis(<tuple>(<tuple>entry)[0], declared):
-        return <tuple>entry
-    values = dict(zip(_DECLARED, declared))
-    for name in _STR_DECLARED:
-        if not isinstance(values[name], str):
-            raise TypeError(f'{cls.__name__}.{name} must be str, got {type(values[name]).__name__}')
-    token, block, invoke, parameter, lead = declared[:5]
-    t_open, t_end, t_close = values['tag_open'], values['end_tag_open'], values['tag_close']
-    if not t_open or not t_end or not t_close or t_open[0] != t_end[0]:
-        raise TypeError(f'{cls.__name__}: tag_open and end_tag_open must be non-empty and start with the same '
-                        f'character, tag_close non-empty')
-    string_attr = values['string_attribute']
-    if string_attr is not None and not isinstance(string_attr, str):
-        raise TypeError(f'{cls.__name__}.string_attribute must be str or None')
-    block_open, block_close = values['block_open_tag'], values['block_close_tag']
-    bare_invoke = values['bare_call_open']
-    for name, tag in (('block_open_tag', block_open), ('block_close_tag', block_close)):
-        if tag is not None and (not isinstance(tag, str) or not tag or tag[0] != t_open[0]):
-            raise TypeError(f'{cls.__name__}.{name} must be None or a non-empty str starting with {t_open[0]!r}')
-    markers = (f'{t_open}{token}{invoke}', f'{t_open}{token}{parameter}', f'{t_end}{token}{invoke}{t_close}',
-               f'{t_end}{token}{parameter}{t_close}',
-               block_close if block_close is not None else f'{t_end}{token}{block}{t_close}')
-    if bare_invoke is not None and bare_invoke != markers[K_INVOKE]:
-        raise TypeError(f'{cls.__name__}.bare_call_open must be None or the invoke open tag {markers[K_INVOKE]!r}')
-    string_values = values['string_attribute_values']
-    settings = (t_close, values['call_name_attribute'], values['parameter_key_attribute'], string_attr,
-                (string_values,) if isinstance(string_values, str) else tuple(string_values), bool(values['string_by_default']),
-                bool(values['schema_typed_values']), tuple(tuple(p) for p in values['attribute_entities']))
-    entry = (declared, markers, f'{lead}{block_open}' if block_open is not None else f'{lead}{t_open}{token}{block}{t_close}',
-             settings, bare_invoke)
-    if len(_marker_cache) >= 256:
-        _marker_cache.clear()
-    _marker_cache[cls] = entry
-    return <tuple>entry
-
 
 cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
@@ -259,18 +195,16 @@ cdef class DsmlToolParser(ToolParser):
     cdef HeldText _header
     # a schema-typed or JSON value held to its end
     cdef HeldText _value
-    # a bare block (opened without block_lead): its open tag is still in the text
+    # a bare block (opened without block_lead, or an invoke without one): its opener is still in the text
     cdef bint _skip_open
-    cdef str _bare_tag
     # invokes written without a block (bare_call_open): the block is those invokes and ends after them
     cdef bint _bare_calls
-    # the dialect declares bare invokes (bare_call_open)
-    cdef bint _bare_invoke
+    cdef DsmlBare _bare_grammar
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
         self._value.kind = 1
-        entry = _class_entry(type(self))
+        entry = class_entry(type(self))
         self._markers = <tuple>entry[1]
         self._lead = (<str>self._markers[0])[0]
         (self._tag_close, self._name_attr, self._key_attr, self._string_attr, self._string_values,
@@ -279,21 +213,14 @@ cdef class DsmlToolParser(ToolParser):
         self._phase = D_INVOKE_START
         self._param_count = 0
         self._skip_open = False
-        lead = (<tuple>entry[0])[4]
-        self._bare_tag = None
-        if lead and not (self._hooks & HOOK_PAYLOAD):
-            # the open tag without its lead, taken only at the start of the answer
-            self._bare_tag = PyUnicode_Substring(<str>entry[2], PyUnicode_GET_LENGTH(lead),
-                                                 PyUnicode_GET_LENGTH(<str>entry[2]))
-            self._bare_open = self._bare_tag
-            self._bare_at_start = True
-        self._bare_calls = False
-        self._bare_invoke = entry[4] is not None and not (self._hooks & HOOK_PAYLOAD)
-        if self._bare_invoke:
-            if self._bare_tag is not None:
-                self._bare_search = <str>entry[4]  # beside the anchored block tag
+        self._bare_grammar = <DsmlBare>entry[5]
+        if not (self._hooks & HOOK_PAYLOAD):
+            if self._bare_grammar.block_tag is not None:
+                self._bare_open = self._bare_grammar.block_tag  # anchored at the start of the answer
+                self._bare_at_start = True
+                self._bare_search = entry[4]  # an invoke without a block, anywhere (None: not taken)
             else:
-                self._bare_open = <str>entry[4]
+                self._bare_open = entry[4]
 
     def __dealloc__(self):
         held_free(&self._header)
@@ -301,17 +228,17 @@ cdef class DsmlToolParser(ToolParser):
 
     @classmethod
     def get_tool_open_tag(cls):
-        return _class_entry(cls)[2]
+        return class_entry(cls)[2]
 
     @classmethod
     def get_tool_close_tag(cls):
         # Called at every block start: the cached marker, not a fresh join.
-        return (<tuple>_class_entry(cls)[1])[K_BLOCK_CLOSE]
+        return (<tuple>class_entry(cls)[1])[K_BLOCK_CLOSE]
 
     @classmethod
     def _family_markers(cls):
         """(invoke open, parameter open, invoke close, parameter close, block close) as built for ``cls``."""
-        return _class_entry(cls)[1]
+        return class_entry(cls)[1]
 
     @property
     def _phase_name(self):
@@ -344,136 +271,35 @@ cdef class DsmlToolParser(ToolParser):
         return 0
 
     cdef Py_ssize_t skip_open(self, str text, Py_ssize_t size, bint final) except -1:
-        """The open tag of a bare block (the router saw it whole, after whitespace, at the start of the
-        answer) is the block's only when an invoke open tag follows it, after at most
-        ``_CONFIRM_WINDOW`` whitespace characters: returns the offset past the tag. Returns 0 with
-        ``_skip_open`` kept while undecided. Anything else (at the end of the output: nothing)
-        refutes it: the whitespace and the tag go back to the router as content and the block ends.
-        """
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t pos = _skip_space(kind, data, 0, size), end = pos, at
-        cdef int found
-        if self._bare_invoke and pos < size and marker_match(
-                kind, data, pos, size, <str>self._markers[K_INVOKE]) == 2:
-            return self.open_bare_invoke(text, pos, size, final)
-        if self._bare_tag is None:
-            found = 0
-        else:
-            found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
-        if found == 2:
-            end = pos + PyUnicode_GET_LENGTH(self._bare_tag)
-            at = _skip_space(kind, data, end, size)
-            if at - end <= _CONFIRM_WINDOW:
-                found = 1 if at == size else (marker_match(kind, data, at, size, <str>self._markers[K_INVOKE])
-                                              if PyUnicode_READ(kind, data, at) == self._lead else 0)
-                if found == 2:
-                    self._skip_open = False
-                    return end
-            else:
-                found = 0
-        if found == 1 and not final:
-            return 0
-        self._skip_open = False  # not a block: its text is content, what follows is plain text again
-        self._handback = PyUnicode_Substring(text, 0, end)
-        self._payload_closed = True
-        self._close_tag = None  # the feed closes the block at ``end`` (begin_block_c restores it)
-        return end
-
-    cdef Py_ssize_t open_bare_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
-        """An invoke open tag at ``pos`` with no block before it (the router found it in plain text): a call
-        only when ``confirm_invoke`` confirms it; returns ``pos`` with the bare block started. Held (0, with
-        ``_skip_open`` kept) while undecided; refuted, the tag is content and the rest plain text again."""
-        cdef int verdict = self.confirm_invoke(text, pos, size, final)
-        cdef Py_ssize_t end
-        if verdict < 0:
+        """The opener of a bare block (``DsmlBare.opening``): returns the offset to read the block from,
+        0 with ``_skip_open`` kept while undecided; refuted, its text goes back to the router as content
+        and the block ends."""
+        cdef Py_ssize_t where = 0
+        cdef int verdict = self._bare_grammar.opening(text, size, final, self._allowed_tool_names, &where)
+        if verdict == BARE_HOLD:
             return 0
         self._skip_open = False
-        if verdict == 1:
-            self._bare_calls = True
-            return pos
-        end = pos + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE])
-        self._handback = PyUnicode_Substring(text, 0, end)
+        if verdict == BARE_BLOCK or verdict == BARE_CALL:
+            self._bare_calls = verdict == BARE_CALL
+            return where
+        self._handback = PyUnicode_Substring(text, 0, where)  # not a block: what follows is plain text again
         self._payload_closed = True
-        self._close_tag = None
-        return end
-
-    cdef int confirm_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
-        """Whether the invoke open tag at ``pos``, written without a block, is a call.
-
-        1: a complete header (whitespace, a ``name`` attribute naming an offered
-        tool, the tag end within ``_BARE_HEADER`` characters) then, after at most
-        ``_CONFIRM_WINDOW`` whitespace characters, a parameter open tag or the
-        invoke close tag (or the header closes itself: ``/>``); 0: anything else
-        (the tag is text); -1: not decided yet.
-        """
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t a = pos + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE]), b, gt, at, q
-        cdef Py_ssize_t value_end = 0
-        cdef int found, closing
-        cdef str close = self._tag_close
-        if a >= size:
-            return 0 if final else -1
-        if not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
-            return 0  # another word (``<｜DSML｜invoked``), not the tag
-        gt = PyUnicode_Find(text, close, a, size if size - a <= _BARE_HEADER else a + _BARE_HEADER, 1)
-        if gt < 0:
-            return 0 if final or size - a >= _BARE_HEADER else -1
-        b = gt
-        if b > a and PyUnicode_READ(kind, data, b - 1) == u'/':
-            b -= 1
-        at = _attribute(text, kind, data, a, b, self._name_attr, &value_end)
-        if at < 0 or value_end <= at:
-            return 0
-        allowed = self._allowed_tool_names
-        if allowed is not None and _attribute_text(
-                text, at, value_end, self._entities) not in allowed:
-            return 0  # a name the request does not offer: quoted markup, not a call
-        if b < gt:
-            return 1  # ``<TOKEN invoke name="X"/>``: a call without arguments
-        gt += PyUnicode_GET_LENGTH(close)
-        q = _skip_space(kind, data, gt, size)
-        if q - gt > _CONFIRM_WINDOW:
-            return 0
-        if q == size:
-            return 0 if final else -1
-        if PyUnicode_READ(kind, data, q) != self._lead:
-            return 0
-        found = marker_match(kind, data, q, size, <str>self._markers[K_PARAM])
-        closing = marker_match(kind, data, q, size, <str>self._markers[K_INVOKE_CLOSE])
-        if found == 2 or closing == 2:
-            return 1
-        return -1 if (found == 1 or closing == 1) and not final else 0
+        self._close_tag = None  # the feed closes the block at ``where`` (begin_block_c restores it)
+        return where
 
     cdef Py_ssize_t end_bare_calls(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
-        """After an invoke of a bare block: another confirmed invoke continues it, the block close tag
-        ends it (consumed), anything else ends it before the whitespace (plain text again). Returns the
-        offset to go on from; the phase is D_INVOKE_HEADER when another invoke starts."""
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t at = _skip_space(kind, data, pos, size)
-        cdef int found, verdict
-        if at == size and not final:
-            return pos  # held: whitespace may come before the next invoke
-        if at < size and PyUnicode_READ(kind, data, at) == self._lead:
-            found = marker_match(kind, data, at, size, <str>self._markers[K_INVOKE])
-            if found == 2:
-                verdict = self.confirm_invoke(text, at, size, final)
-                if verdict < 0:
-                    return pos
-                if verdict == 1:
-                    self._phase = D_INVOKE_HEADER
-                    return at + PyUnicode_GET_LENGTH(<str>self._markers[K_INVOKE])
-            elif marker_match(kind, data, at, size, <str>self._markers[K_BLOCK_CLOSE]) == 2:
-                self._payload_closed = True  # the base consumes the close tag
-                return at
-            elif not final and (found == 1 or marker_match(
-                    kind, data, at, size, <str>self._markers[K_BLOCK_CLOSE]) == 1):
-                return pos
-        self._payload_closed = True
-        self._close_tag = None  # the feed ends the block here: what follows is plain text
-        return pos
+        """After an invoke of a bare block (``DsmlBare.after_call``): the offset to go on from."""
+        cdef Py_ssize_t where = pos
+        cdef int verdict = self._bare_grammar.after_call(text, pos, size, final, self._allowed_tool_names, &where)
+        if verdict == BARE_HOLD:
+            return pos
+        if verdict == BARE_CALL:
+            self._phase = D_INVOKE_HEADER
+            return where
+        self._payload_closed = True  # at the block close tag the base consumes it
+        if verdict != BARE_BLOCK:
+            self._close_tag = None  # the block ends here: what follows is plain text
+        return where
 
     cdef int confirm_close(self, str text, Py_ssize_t after, Py_ssize_t size, bint final) except -2:
         """Whether the parameter close tag ending at ``after`` ends the value.
@@ -698,11 +524,9 @@ cdef class DsmlToolParser(ToolParser):
         while pos < size and not self._payload_closed:
             phase = self._phase
             if phase == D_INVOKE_START and self._bare_calls:
-                at = self.end_bare_calls(text, pos, size, final)
+                pos = self.end_bare_calls(text, pos, size, final)
                 if self._phase == D_INVOKE_START:
-                    pos = at
                     break
-                pos = at
             elif phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
                 pos = _skip_space(kind, data, pos, size)
                 if pos == size:
