@@ -56,7 +56,8 @@ _DSML_LEAD = ("SGLang's DSML detectors open a tool block at '<｜DSML｜function
               "glued to the prose before it; lmparse's deepseek_v32 / deepseek_v4 dialects open a block mid-answer "
               "only after the blank line the chat template writes ('\\n\\n<｜DSML｜function_calls>', "
               "encoding_dsv32.py), so prose that quotes the marker stays text. At the start of the answer the bare "
-              'opener is read. Glued to prose, the block stays content in lmparse')
+              'opener is read. Glued to prose, the tag stays content in lmparse (the invokes after it are still read '
+              'as calls: an invoke written without a block is a call when its grammar confirms it)')
 
 def _dsml_rows(name: str) -> dict[str, Difference]:
     src = FC + 'test_deepseekv32_detector.py::_StreamingPreambleTestsMixin::'
