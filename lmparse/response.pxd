@@ -22,6 +22,8 @@ cdef class ResponseParserCore:
     cdef object _bare_open
     # the opener counts only at the start of the plain channel (then cleared once text is content)
     cdef bint _bare_anchored
+    # beside an anchored opener: one searched anywhere in plain text (ToolParser._bare_search)
+    cdef object _bare_mid
     cdef ToolParser _tool
     cdef int _tool_hooks
     # see construction.tag_anchor

@@ -100,6 +100,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     # With a tokenizer and token ids: a reasoning / tool-open tag held as one token is
     # structure only when it arrived as that token (False: the text alone decides).
     confirm_tags_by_token_id: ClassVar[bool]
+    # True: calls to tools the request does not declare are kept (vLLM's parsers keep them; SGLang
+    # with SGLANG_FORWARD_UNKNOWN_TOOLS); False (default): dropped, LMDeploy's rule.
+    keep_undeclared_tool_calls: ClassVar[bool]
     MODE_PLAIN: Final = "plain"
     MODE_REASONING: Final = "reasoning"
     MODE_TOOL: Final = "tool"

@@ -36,7 +36,7 @@ from lmparse.construction cimport (
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
-    _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
+    _at_start, _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _tag_floor)
 from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -64,30 +64,11 @@ cdef enum:
 _MODE_NAMES = ('plain', 'reasoning', 'tool')
 
 cdef enum:
-    # Whitespace an anchored bare opener may follow (bounds what is held at the start).
-    _BARE_LEAD = 64
     # A longer block header (no end marker yet) is text.
     HEADER_MAX = 256
 
 # The block-header limit for Python (bench/memory.py bounds the retained buffer with it).
 MAX_BLOCK_HEADER = HEADER_MAX
-
-
-cdef int _at_start(str p, Py_ssize_t n, object tag, bint final, Py_ssize_t *k) except -2:
-    """``tag`` at the start of ``p[:n]`` after at most _BARE_LEAD whitespace characters (``k[0]``:
-    where): 1 whole, 0 too short to tell (held unless final), -1 not there."""
-    cdef int kind = PyUnicode_KIND(p)
-    cdef void *data = PyUnicode_DATA(p)
-    cdef Py_UCS4 ch
-    k[0] = 0
-    while k[0] < n and k[0] <= _BARE_LEAD:
-        ch = PyUnicode_READ(kind, data, k[0])
-        if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
-            break
-        k[0] += 1
-    if k[0] <= _BARE_LEAD and k[0] < n:
-        return _starts_at(p, k[0], n, tag, final)
-    return 0 if k[0] == n and k[0] <= _BARE_LEAD and not final else -1
 
 
 def aggregate_deltas(list messages not None):
@@ -168,7 +149,7 @@ cdef class ResponseParserCore:
                     f'Reasoning parser {type(reasoning_parser).__name__} must provide a reasoning end tag')
 
         self._t_open = None
-        self._bare_open = None
+        self._bare_open = self._bare_mid = None
         self._tool = None
         self._tool_hooks = HOOK_FEED | HOOK_BEGIN_BLOCK
         cdef bint tool_active = self.tool_parser is not None and not eq(
@@ -187,13 +168,16 @@ cdef class ResponseParserCore:
                 if self._tool._bare_open is not None and (self._tool._allowed_tool_names or self._tool._bare_is_tag):
                     self._bare_open = self._tool._bare_open
                     self._bare_anchored = self._tool._bare_at_start
+                    self._bare_mid = self._tool._bare_search  # searched once the anchored one is passed
+                if getattr(type(self), 'keep_undeclared_tool_calls', False) is True:
+                    self._tool.keep_undeclared_calls = True
 
         # the tool-open tag searched inside reasoning: None when the model never calls tools there
         self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
-        bare_searched = None if self._bare_anchored else self._bare_open
+        bare_searched = self._bare_mid if self._bare_anchored else self._bare_open
         cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
         if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
@@ -391,7 +375,7 @@ cdef class ResponseParserCore:
             at = self._anchored_bare(p, n)
             if at >= 0:
                 return at == 1
-            bare = None
+            bare = self._bare_open  # the opener searched from here on (None: none)
         first = _tag_floor(p, n, self._anchor_plain, self._reach_plain, &anchor_at)
         if anchor_at < 0 or (self._anchor_plain and not _may_hold_tag(
                 p, n, self._anchor_plain, anchor_at, self._r_open, self._t_open, bare, self._markers)):
@@ -450,7 +434,7 @@ cdef class ResponseParserCore:
             self._enter_tool_mode(True)
         if r >= 0:
             return r
-        self._bare_open = None
+        self._bare_open, self._bare_anchored = self._bare_mid, False
         return -1
 
     cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2:
@@ -594,8 +578,8 @@ cdef class ResponseParserCore:
             # a rejected (bare) call: its text is content, and no tool block separates what follows
             if self._tool._handback:
                 self._emit_text(out, <str>self._tool._handback, self._mode == M_REASONING)
-            if self._bare_anchored:
-                self._bare_open = None  # text was content: the response no longer starts with a call
+            if self._bare_anchored:  # text was content: the response no longer starts with a call
+                self._bare_open, self._bare_anchored = self._bare_mid, False
             self._tool._handback = None
             self._after_tool_block = False
             if self._tool._replay is not None:  # consumed past the rejection point: read it again
@@ -659,6 +643,8 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     # With a tokenizer and token ids: a reasoning or tool-open tag the tokenizer holds as one
     # token is structure only when it arrived as that token (False: the text alone decides).
     confirm_tags_by_token_id = True
+    # True: calls to tools the request does not declare are kept (vLLM; False: dropped, LMDeploy).
+    keep_undeclared_tool_calls = False
     MODE_PLAIN = 'plain'
     MODE_REASONING = 'reasoning'
     MODE_TOOL = 'tool'

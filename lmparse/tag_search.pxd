@@ -86,6 +86,28 @@ cdef inline int _starts_at(str p, Py_ssize_t k, Py_ssize_t n, object tag, bint f
     return -1
 
 
+cdef enum:
+    # Whitespace an anchored bare opener may follow (bounds what is held at the start).
+    _BARE_LEAD = 64
+
+
+cdef inline int _at_start(str p, Py_ssize_t n, object tag, bint final, Py_ssize_t *k) except -2:
+    """``tag`` at the start of ``p[:n]`` after at most _BARE_LEAD whitespace characters (``k[0]``:
+    where): 1 whole, 0 too short to tell (held unless final), -1 not there."""
+    cdef int kind = PyUnicode_KIND(p)
+    cdef void *data = PyUnicode_DATA(p)
+    cdef Py_UCS4 ch
+    k[0] = 0
+    while k[0] < n and k[0] <= _BARE_LEAD:
+        ch = PyUnicode_READ(kind, data, k[0])
+        if not (ch == u' ' or ch == u'\n' or ch == u'\r' or ch == u'\t'):
+            break
+        k[0] += 1
+    if k[0] <= _BARE_LEAD and k[0] < n:
+        return _starts_at(p, k[0], n, tag, final)
+    return 0 if k[0] == n and k[0] <= _BARE_LEAD and not final else -1
+
+
 cdef inline Py_ssize_t _hold_back(str p, Py_ssize_t start, object a, object b, object c, tuple markers):
     """Where the longest trailing proper prefix of any given tag or marker starts in ``p[start:]`` (``len(p)``: none)."""
     cdef Py_ssize_t hold = PyUnicode_GET_LENGTH(p), h

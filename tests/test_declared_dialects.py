@@ -37,10 +37,12 @@ class DeclaredLlama3(JsonToolParser):
 
 class DeclaredV32(DsmlToolParser):
     tool_calls_block_name = 'function_calls'
+    bare_call_open = f'<{DSML_TOKEN}invoke'
 
 
 class DeclaredV4(DsmlToolParser):
     tool_calls_block_name = 'tool_calls'
+    bare_call_open = f'<{DSML_TOKEN}invoke'
 
 
 # builtin registry name -> (declared class, built-in class)
@@ -154,3 +156,19 @@ def test_json_declaration_changes_follow() -> None:
     Custom.name_field = 3  # type: ignore[assignment]
     with pytest.raises(TypeError, match='name_field'):
         Custom()
+
+
+def test_bare_call_open_must_be_the_opener_it_stands_for() -> None:
+    from lmparse.dialects.deepseek import DeepSeekV31ToolParser
+
+    class WrongDsml(DsmlToolParser):
+        tool_calls_block_name = 'tool_calls'
+        bare_call_open = f'<{DSML_TOKEN}parameter'
+
+    class WrongSections(DeepSeekV31ToolParser):
+        bare_call_open = '<｜tool▁calls▁begin｜>'
+
+    with pytest.raises(TypeError, match='bare_call_open'):
+        WrongDsml()
+    with pytest.raises(TypeError, match='bare_call_open'):
+        WrongSections()

@@ -168,6 +168,29 @@ CASES = [
     Case('v31-truncated-in-arguments', 'x' + SB + f'{CB}get_weather{SEP}{{"city": "Bei', 'x', None,
          [('get_weather', '{"city": "Bei')], tool='deepseek-v31'),
     Case('v31-truncated-in-name', 'x' + SB + f'{CB}get_wea', 'x', None, [], tool='deepseek-v31'),
+    # a call written without the section (SGLang's deepseekv31 detector reads one): a call when its grammar
+    # confirms it (an offered name, then the separator), else text
+    Case('v31-bare-call-after-text', 'Checking.\n' + v31('get_weather', '{"city": "Lima"}'), 'Checking.\n', None,
+         [('get_weather', '{"city": "Lima"}')], tool='deepseek-v31'),
+    Case('v31-bare-call-at-start', v31('get_time', '{}'), None, None, [('get_time', '{}')], tool='deepseek-v31'),
+    Case('v31-bare-calls-then-text', v31('get_time', '{}') + '\n' + v31('search', '{"query": "q"}') + ' Done.',
+         ' Done.', None, [('get_time', '{}'), ('search', '{"query": "q"}')], tool='deepseek-v31'),
+    Case('v31-bare-calls-then-section-end', v31('get_time', '{}') + v31('search', '{}') + SE + 'after', 'after', None,
+         [('get_time', '{}'), ('search', '{}')], tool='deepseek-v31'),
+    Case('v31-bare-call-then-section', 'a' + v31('get_time', '{}') + 'b' + section(v31('search', '{}')), 'ab', None,
+         [('get_time', '{}'), ('search', '{}')], tool='deepseek-v31'),
+    Case('v31-bare-marker-quoted', f'a {CB} b {CB}get_time and {CB}get_time{CE} c', f'a {CB} b {CB}get_time and '
+         f'{CB}get_time{CE} c', None, [], tool='deepseek-v31'),
+    Case('v31-bare-undeclared-name', 'x' + v31('rm', '{}') + 'y', 'x' + v31('rm', '{}') + 'y', None, [],
+         tool='deepseek-v31'),
+    Case('v31-bare-truncated-in-name', f'x{CB}get_ti', f'x{CB}get_ti', None, [], tool='deepseek-v31'),
+    Case('v31-bare-truncated-in-arguments', f'x{CB}get_weather{SEP}{{"city": "Li', 'x', None,
+         [('get_weather', '{"city": "Li')], tool='deepseek-v31'),
+    Case('v31-bare-marker-in-value', section(v31('search', json.dumps({'query': v31('get_time', '{}')}))), None, None,
+         [('search', json.dumps({'query': v31('get_time', '{}')}))], tool='deepseek-v31'),
+    Case('v31-bare-marker-in-reasoning', 'Maybe ' + v31('get_time', '{}') + '</think>Ok', 'Ok',
+         'Maybe ' + v31('get_time', '{}'), [], tool='deepseek-v31', reasoning='deepseek-v31', request=THINK),
+    Case('v3-bare-call-stays-text', 'x' + v3('get_time', '{}'), 'x' + v3('get_time', '{}'), None, []),
 ]
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)

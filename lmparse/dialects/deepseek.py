@@ -76,6 +76,9 @@ class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
     header_layout = 'name'
     argument_fence = None
     structural_tag_model = 'deepseek_v3_1'
+    # a call written without <｜tool▁calls▁begin｜> (SGLang's detector reads one) is a call when
+    # its grammar confirms it (see SectionToolParser.confirm_call)
+    bare_call_open = '<｜tool▁call▁begin｜>'
 
 
 @ToolParserManager.register_module(['deepseek-v32', 'deepseek_v32', 'deepseekv32'])
@@ -84,6 +87,9 @@ class DeepSeekV32ToolParser(DsmlToolParser):
 
     tool_calls_block_name = 'function_calls'
     structural_tag_model = 'deepseek_v3_2'
+    # an invoke written without its block (SGLang's detector tests: V4 often does) is a call
+    # when its grammar confirms it (see DsmlToolParser.confirm_invoke)
+    bare_call_open = '<\uff5cDSML\uff5cinvoke'
 
 
 @ToolParserManager.register_module(['deepseek-v4', 'deepseek_v4', 'deepseekv4'])
@@ -105,6 +111,7 @@ class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
 
     dsml_token = '\uff5cDSML\uff5c '  # the space is part of every V4.1 tag
     tool_calls_block_name = 'calls'
+    bare_call_open = '<\uff5cDSML\uff5c invoke'
     structural_tag_model = 'deepseek_v4_1'
 
 

@@ -298,7 +298,7 @@ class _Stream:
             tool_parser = parser.tool_parser
             if tool_parser is not None:
                 # No name filter (the schemas still type the values).
-                tool_parser._allowed_tool_names = None
+                tool_parser.keep_undeclared_calls = True
         return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:

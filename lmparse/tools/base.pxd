@@ -68,6 +68,11 @@ cdef class ToolParser:
     # The opener is a tag of its own (skipped, any name follows): a call without
     # offered tools too. Otherwise a bare call is confirmed by an offered name.
     cdef bint _bare_is_tag
+    # Beside an anchored ``_bare_open``: an opener searched anywhere in plain text (the DSML
+    # family's invoke written without its block); None: none.
+    cdef object _bare_search
+    # keep calls to tools the request does not declare (see keep_undeclared_calls)
+    cdef public bint keep_undeclared_calls
     cdef object _handback
     cdef object _replay
 

@@ -38,6 +38,9 @@ class ToolParser:
     _active_tool_call_id: str
     _name_emitted: bool
     _allowed_tool_names: AbstractSet[str] | None
+    # True: a call to a tool the request does not declare is kept (default False: dropped).
+    # Bare calls (bare_call_open) still need an offered name to be read as calls.
+    keep_undeclared_calls: bool
     _tool_schemas: dict[str, dict[str, Any]] | None
     _output_index: int
     _next_output_index: int

@@ -645,7 +645,7 @@ cdef class ToolParser:
                 self._pending_arguments.append(arguments)
                 return 0
             allowed = self._allowed_tool_names
-            if allowed is not None and name not in allowed:
+            if allowed is not None and not self.keep_undeclared_calls and name not in allowed:
                 self._pending_arguments.clear()
                 self._output_index = REJECTED_INDEX
                 return 0

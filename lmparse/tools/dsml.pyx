@@ -35,21 +35,17 @@ value, tags within a JSON string are data and any tag outside one ends the
 value (a missing close tag), except a parameter close tag that the lookahead
 does not confirm: the value is then not JSON and continues as raw text.
 
-A block whose open tag is written without the declared ``block_lead``
-(``<｜DSML｜tool_calls>`` at the start of the answer, as SGLang's tests write
-it) is taken there: the family declares the bare open tag to the router,
-anchored at the start of the plain channel. Like a close tag, that tag is
-structure only when the grammar confirms it: an invoke open tag follows it
-(after at most ``_CONFIRM_WINDOW`` whitespace characters). Until then it is
-held; refuted, or unconfirmed at the end of the output, it is content (an
-answer that starts by quoting the tag keeps its text).
+Tags written without their block (the block open tag without its
+``block_lead`` at the start of the answer; with ``bare_call_open``, an invoke
+with no block) are structure only when the grammar confirms them: see
+``lmparse.tools.dsml_grammar``.
 """
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
-from lmparse.tools.base cimport (HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, class_basis,
-                                 immutable_type, marker_match, same_basis, seek_marker)
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.dsml_grammar cimport BARE_BLOCK, BARE_CALL, BARE_HOLD, DsmlBare, class_entry
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take, held_take_with
@@ -127,61 +123,6 @@ cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
     return (c == u'{' or c == u'[' or c == u'"' or c == u'-' or (u'0' <= c <= u'9')
             or c == u't' or c == u'f' or c == u'n')
 
-# The declarations a dialect's whole syntax is built from.
-cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
-                        'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
-                        'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
-                        'attribute_entities', 'block_open_tag', 'block_close_tag')
-cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
-                            'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
-                            'parameter_key_attribute')
-
-# class -> (declared values, markers, open tag, settings): joining the markers
-# costs more than the rest of a parser's construction. A compiled class's entry
-# is final; a Python class's declarations are compared by identity at each use
-# (the base's class_basis), so a changed declaration rebuilds its entry.
-# Threads racing on a miss only build the same entry twice.
-cdef dict _marker_cache = {}
-
-
-cdef tuple _class_entry(type cls):
-    entry = _marker_cache.get(cls)
-    if entry is not None and immutable_type(cls):
-        return <tuple>entry
-    declared = class_basis(cls, _DECLARED)
-    if entry is not None and same_basis(<tuple>(<tuple>entry)[0], declared):
-        return <tuple>entry
-    values = dict(zip(_DECLARED, declared))
-    for name in _STR_DECLARED:
-        if not isinstance(values[name], str):
-            raise TypeError(f'{cls.__name__}.{name} must be str, got {type(values[name]).__name__}')
-    token, block, invoke, parameter, lead = declared[:5]
-    t_open, t_end, t_close = values['tag_open'], values['end_tag_open'], values['tag_close']
-    if not t_open or not t_end or not t_close or t_open[0] != t_end[0]:
-        raise TypeError(f'{cls.__name__}: tag_open and end_tag_open must be non-empty and start with the same '
-                        f'character, tag_close non-empty')
-    string_attr = values['string_attribute']
-    if string_attr is not None and not isinstance(string_attr, str):
-        raise TypeError(f'{cls.__name__}.string_attribute must be str or None')
-    block_open, block_close = values['block_open_tag'], values['block_close_tag']
-    for name, tag in (('block_open_tag', block_open), ('block_close_tag', block_close)):
-        if tag is not None and (not isinstance(tag, str) or not tag or tag[0] != t_open[0]):
-            raise TypeError(f'{cls.__name__}.{name} must be None or a non-empty str starting with {t_open[0]!r}')
-    markers = (f'{t_open}{token}{invoke}', f'{t_open}{token}{parameter}', f'{t_end}{token}{invoke}{t_close}',
-               f'{t_end}{token}{parameter}{t_close}',
-               block_close if block_close is not None else f'{t_end}{token}{block}{t_close}')
-    string_values = values['string_attribute_values']
-    settings = (t_close, values['call_name_attribute'], values['parameter_key_attribute'], string_attr,
-                (string_values,) if isinstance(string_values, str) else tuple(string_values), bool(values['string_by_default']),
-                bool(values['schema_typed_values']), tuple(tuple(p) for p in values['attribute_entities']))
-    entry = (declared, markers, f'{lead}{block_open}' if block_open is not None else f'{lead}{t_open}{token}{block}{t_close}',
-             settings)
-    if len(_marker_cache) >= 256:
-        _marker_cache.clear()
-    _marker_cache[cls] = entry
-    return <tuple>entry
-
-
 cdef Py_ssize_t _param_end_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                                  bint *at_marker) except -1:
     # Outside a JSON string any tag of the family ends the value (see JsonValueScanner.scan_to_marker).
@@ -230,6 +171,9 @@ cdef class DsmlToolParser(ToolParser):
     # None: built from tool_calls_block_name. Text between calls is skipped.
     block_open_tag = None
     block_close_tag = None
+    # The invoke open tag, declared by a dialect whose model writes invokes without the block
+    # (SGLang's DeepSeek V3.2 / V4 detectors read them); None: an invoke needs its block.
+    bare_call_open = None
 
     cdef int _phase
     cdef Py_ssize_t _param_count
@@ -251,14 +195,16 @@ cdef class DsmlToolParser(ToolParser):
     cdef HeldText _header
     # a schema-typed or JSON value held to its end
     cdef HeldText _value
-    # a bare block (opened without block_lead): its open tag is still in the text
+    # a bare block (opened without block_lead, or an invoke without one): its opener is still in the text
     cdef bint _skip_open
-    cdef str _bare_tag
+    # invokes written without a block (bare_call_open): the block is those invokes and ends after them
+    cdef bint _bare_calls
+    cdef DsmlBare _bare_grammar
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
         self._value.kind = 1
-        entry = _class_entry(type(self))
+        entry = class_entry(type(self))
         self._markers = <tuple>entry[1]
         self._lead = (<str>self._markers[0])[0]
         (self._tag_close, self._name_attr, self._key_attr, self._string_attr, self._string_values,
@@ -267,14 +213,14 @@ cdef class DsmlToolParser(ToolParser):
         self._phase = D_INVOKE_START
         self._param_count = 0
         self._skip_open = False
-        lead = (<tuple>entry[0])[4]
-        self._bare_tag = None
-        if lead and not (self._hooks & HOOK_PAYLOAD):
-            # the open tag without its lead, taken only at the start of the answer
-            self._bare_tag = PyUnicode_Substring(<str>entry[2], PyUnicode_GET_LENGTH(lead),
-                                                 PyUnicode_GET_LENGTH(<str>entry[2]))
-            self._bare_open = self._bare_tag
-            self._bare_at_start = True
+        self._bare_grammar = <DsmlBare>entry[5]
+        if not (self._hooks & HOOK_PAYLOAD):
+            if self._bare_grammar.block_tag is not None:
+                self._bare_open = self._bare_grammar.block_tag  # anchored at the start of the answer
+                self._bare_at_start = True
+                self._bare_search = entry[4]  # an invoke without a block, anywhere (None: not taken)
+            else:
+                self._bare_open = entry[4]
 
     def __dealloc__(self):
         held_free(&self._header)
@@ -282,17 +228,17 @@ cdef class DsmlToolParser(ToolParser):
 
     @classmethod
     def get_tool_open_tag(cls):
-        return _class_entry(cls)[2]
+        return class_entry(cls)[2]
 
     @classmethod
     def get_tool_close_tag(cls):
         # Called at every block start: the cached marker, not a fresh join.
-        return (<tuple>_class_entry(cls)[1])[K_BLOCK_CLOSE]
+        return (<tuple>class_entry(cls)[1])[K_BLOCK_CLOSE]
 
     @classmethod
     def _family_markers(cls):
         """(invoke open, parameter open, invoke close, parameter close, block close) as built for ``cls``."""
-        return _class_entry(cls)[1]
+        return class_entry(cls)[1]
 
     @property
     def _phase_name(self):
@@ -312,6 +258,7 @@ cdef class DsmlToolParser(ToolParser):
             held_free(&self._value)
         self._value_scanner.reset_c()
         self._skip_open = False
+        self._bare_calls = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -324,34 +271,35 @@ cdef class DsmlToolParser(ToolParser):
         return 0
 
     cdef Py_ssize_t skip_open(self, str text, Py_ssize_t size, bint final) except -1:
-        """The open tag of a bare block (the router saw it whole, after whitespace, at the start of the
-        answer) is the block's only when an invoke open tag follows it, after at most
-        ``_CONFIRM_WINDOW`` whitespace characters: returns the offset past the tag. Returns 0 with
-        ``_skip_open`` kept while undecided. Anything else (at the end of the output: nothing)
-        refutes it: the whitespace and the tag go back to the router as content and the block ends.
-        """
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
-        cdef Py_ssize_t pos = _skip_space(kind, data, 0, size), end = pos, at
-        cdef int found = marker_match(kind, data, pos, size, self._bare_tag) if pos < size else 1
-        if found == 2:
-            end = pos + PyUnicode_GET_LENGTH(self._bare_tag)
-            at = _skip_space(kind, data, end, size)
-            if at - end <= _CONFIRM_WINDOW:
-                found = 1 if at == size else (marker_match(kind, data, at, size, <str>self._markers[K_INVOKE])
-                                              if PyUnicode_READ(kind, data, at) == self._lead else 0)
-                if found == 2:
-                    self._skip_open = False
-                    return end
-            else:
-                found = 0
-        if found == 1 and not final:
+        """The opener of a bare block (``DsmlBare.opening``): returns the offset to read the block from,
+        0 with ``_skip_open`` kept while undecided; refuted, its text goes back to the router as content
+        and the block ends."""
+        cdef Py_ssize_t where = 0
+        cdef int verdict = self._bare_grammar.opening(text, size, final, self._allowed_tool_names, &where)
+        if verdict == BARE_HOLD:
             return 0
-        self._skip_open = False  # not a block: its text is content, what follows is plain text again
-        self._handback = PyUnicode_Substring(text, 0, end)
+        self._skip_open = False
+        if verdict == BARE_BLOCK or verdict == BARE_CALL:
+            self._bare_calls = verdict == BARE_CALL
+            return where
+        self._handback = PyUnicode_Substring(text, 0, where)  # not a block: what follows is plain text again
         self._payload_closed = True
-        self._close_tag = None  # the feed closes the block at ``end`` (begin_block_c restores it)
-        return end
+        self._close_tag = None  # the feed closes the block at ``where`` (begin_block_c restores it)
+        return where
+
+    cdef Py_ssize_t end_bare_calls(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        """After an invoke of a bare block (``DsmlBare.after_call``): the offset to go on from."""
+        cdef Py_ssize_t where = pos
+        cdef int verdict = self._bare_grammar.after_call(text, pos, size, final, self._allowed_tool_names, &where)
+        if verdict == BARE_HOLD:
+            return pos
+        if verdict == BARE_CALL:
+            self._phase = D_INVOKE_HEADER
+            return where
+        self._payload_closed = True  # at the block close tag the base consumes it
+        if verdict != BARE_BLOCK:
+            self._close_tag = None  # the block ends here: what follows is plain text
+        return where
 
     cdef int confirm_close(self, str text, Py_ssize_t after, Py_ssize_t size, bint final) except -2:
         """Whether the parameter close tag ending at ``after`` ends the value.
@@ -575,7 +523,11 @@ cdef class DsmlToolParser(ToolParser):
                 return 0
         while pos < size and not self._payload_closed:
             phase = self._phase
-            if phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
+            if phase == D_INVOKE_START and self._bare_calls:
+                pos = self.end_bare_calls(text, pos, size, final)
+                if self._phase == D_INVOKE_START:
+                    break
+            elif phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
                 pos = _skip_space(kind, data, pos, size)
                 if pos == size:
                     break

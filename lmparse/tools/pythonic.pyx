@@ -635,7 +635,8 @@ cdef class PythonicToolParser(ToolParser):
         cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t pos = 0
         if self._state == ST_HEAD:
-            allowed = self._allowed_tool_names
+            # keep_undeclared_calls: any name makes the list calls (vLLM's pythonic parsers)
+            allowed = None if self.keep_undeclared_calls else self._allowed_tool_names
             verdict, pos, name = pythonic_head(text, size, final, () if allowed is not None and not allowed
                                                else allowed, self._brackets)
             if verdict == HEAD_UNDECIDED:

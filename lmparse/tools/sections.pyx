@@ -26,6 +26,18 @@ it stabilises (``JsonValueScanner`` finds its end). Every marker starts with
 five markers and, where they differ, the layout and the fence (see
 ``lmparse.dialects.kimi`` and ``lmparse.dialects.deepseek``).
 
+A dialect may declare ``bare_call_open`` (its ``call_begin``) when its model
+writes a call without the section (SGLang's DeepSeek V3.1 detector reads
+``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`` alone). The
+router then searches plain text for the call-begin marker; it is structure
+only when the grammar confirms it: a header of at most ``_BARE_HEADER``
+characters, holding no other marker, naming an offered tool (``'name'`` and
+``'call_id'`` layouts), then ``argument_begin``. Held while undecided;
+refuted, the marker is content and the text after it plain text again.
+Such calls form a block that ends after the last call: another confirmed
+call-begin continues it, the section end is consumed, anything else is plain
+text again.
+
 A header that does not end in the chunk is consumed and held here
 (``HeldText``), leaving at most a partial marker in the router's buffer; so is
 the whitespace before the arguments: a long header or run costs linear work.
@@ -33,7 +45,7 @@ the whitespace before the arguments: a long header or run costs linear work.
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
-from lmparse.tools.base cimport REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -79,6 +91,9 @@ cdef enum:
 cdef int[3] _START_SET = [K_CALL_BEGIN, K_SECTION_END, -1]
 cdef int[5] _HEADER_SET = [K_ARGUMENT_BEGIN, K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
 cdef int[4] _END_SET = [K_CALL_END, K_SECTION_END, K_CALL_BEGIN, -1]
+cdef enum:
+    # The longest header of a call written without its section (bare_call_open).
+    _BARE_HEADER = 256
 
 _PHASE_NAMES = ('call_start', 'call_header', 'arguments', 'call_end', 'call_name')
 _LAYOUTS = ('call_id', 'name', 'type')
@@ -172,6 +187,10 @@ cdef class SectionToolParser(ToolParser):
     cdef HeldText _lead  # whitespace before the argument value
     cdef JsonValueScanner _value_scanner
     cdef tuple _markers
+    # a call written without the section (bare_call_open): the call-begin marker is not confirmed yet
+    cdef bint _bare_pending
+    # calls written without the section: the block ends after them
+    cdef bint _bare_calls
 
     def __cinit__(self, *args, **kwargs):
         cls = type(self)
@@ -194,6 +213,12 @@ cdef class SectionToolParser(ToolParser):
         self._value_scanner = JsonValueScanner()
         self._phase = C_START
         self._arguments_emitted = False
+        bare = cls.bare_call_open
+        if bare is not None:
+            if bare != cls.call_begin:
+                raise TypeError(f'{cls.__name__}.bare_call_open must be None or call_begin {cls.call_begin!r}')
+            if not (self._hooks & HOOK_PAYLOAD):
+                self._bare_open = bare
 
     def __dealloc__(self):
         held_free(&self._header)
@@ -222,7 +247,78 @@ cdef class SectionToolParser(ToolParser):
         held_free(&self._header)
         held_free(&self._lead)
         self._value_scanner.reset_c()
+        self._bare_pending = False
+        self._bare_calls = False
         return 0
+
+    cdef int begin_bare_block_c(self) except -1:
+        """A call the router found written without the section: its call-begin marker is still in the text."""
+        if self._hooks & HOOK_BEGIN_BLOCK:
+            self.begin_tool_block()
+        else:
+            self.begin_block_c()
+        self._bare_pending = True
+        self._bare_calls = True
+        return 0
+
+    cdef int confirm_call(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
+        """Whether the call-begin marker at ``pos``, written without the section, starts a call.
+
+        1: a header of at most ``_BARE_HEADER`` characters without another
+        marker in it, naming an offered tool, then ``argument_begin``; 0:
+        anything else (the marker is text); -1: not decided yet.
+        """
+        cdef Py_ssize_t a = pos + PyUnicode_GET_LENGTH(<str>self._markers[K_CALL_BEGIN])
+        cdef Py_ssize_t limit = size if size - a <= _BARE_HEADER else a + _BARE_HEADER
+        cdef Py_ssize_t at = self.seek(text, a, limit, _HEADER_SET, final or limit < size)
+        cdef int kind
+        cdef void *data
+        cdef Py_ssize_t start, end
+        if self._hit < 0:
+            return 0 if final or limit < size else -1
+        if self._hit != K_ARGUMENT_BEGIN:
+            return 0
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        start = _skip_space(kind, data, a, at)
+        end = at
+        while end > start and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+            end -= 1
+        if end == start:
+            return 0
+        if self._layout == L_TYPE:
+            return 1
+        name = PyUnicode_Substring(text, start, end) if self._layout == L_NAME else _name_of(text, start, end)
+        allowed = self._allowed_tool_names
+        return 0 if allowed is not None and name not in allowed else 1
+
+    cdef Py_ssize_t bare_next(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
+        """Between calls written without the section: a confirmed call-begin continues the block, the
+        section end ends it (consumed by the base), anything else ends it before the whitespace."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t at = _skip_space(kind, data, pos, size)
+        cdef int found, ended, verdict
+        if at == size and not final:
+            return pos
+        if at < size and PyUnicode_READ(kind, data, at) == u'<':
+            found = marker_match(kind, data, at, size, <str>self._markers[K_CALL_BEGIN])
+            ended = marker_match(kind, data, at, size, <str>self._markers[K_SECTION_END])
+            if found == 2:
+                verdict = self.confirm_call(text, at, size, final)
+                if verdict < 0:
+                    return pos
+                if verdict == 1:
+                    self._phase = C_HEADER
+                    return at + PyUnicode_GET_LENGTH(<str>self._markers[K_CALL_BEGIN])
+            elif ended == 2:
+                self._payload_closed = True
+                return at
+            elif (found == 1 or ended == 1) and not final:
+                return pos
+        self._payload_closed = True
+        self._close_tag = None  # the feed ends the block here: what follows is plain text
+        return pos
 
     cdef Py_ssize_t seek(self, str text, Py_ssize_t pos, Py_ssize_t size, const int *wanted, bint final) noexcept:
         """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
@@ -351,9 +447,26 @@ cdef class SectionToolParser(ToolParser):
         cdef void *hdata
         cdef str header
         cdef tuple markers = self._markers
+        cdef int verdict
+        if self._bare_pending:
+            verdict = self.confirm_call(text, 0, size, final)
+            if verdict < 0:
+                return 0
+            self._bare_pending = False
+            if verdict == 0:
+                # not a call: the marker is content, what follows is plain text again
+                pos = PyUnicode_GET_LENGTH(<str>markers[K_CALL_BEGIN])
+                self._handback = PyUnicode_Substring(text, 0, pos)
+                self._payload_closed = True
+                self._close_tag = None
+                return pos
         while pos < size and not self._payload_closed:
             phase = self._phase
-            if phase == C_START or phase == C_END:
+            if phase == C_START and self._bare_calls:
+                pos = self.bare_next(text, pos, size, final)
+                if self._phase == C_START:
+                    break
+            elif phase == C_START or phase == C_END:
                 pos = _skip_space(kind, data, pos, size)
                 if pos == size:
                     break

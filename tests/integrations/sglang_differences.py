@@ -56,12 +56,8 @@ _DSML_LEAD = ("SGLang's DSML detectors open a tool block at '<｜DSML｜function
               "glued to the prose before it; lmparse's deepseek_v32 / deepseek_v4 dialects open a block mid-answer "
               "only after the blank line the chat template writes ('\\n\\n<｜DSML｜function_calls>', "
               "encoding_dsv32.py), so prose that quotes the marker stays text. At the start of the answer the bare "
-              'opener is read. Glued to prose, the block stays content in lmparse')
-_DSML_BARE = ("SGLang's current DSML detectors read a bare '<｜DSML｜invoke ...>' with no section opener (its test "
-              "says DeepSeek V4 often writes one); lmparse's DSML dialects need the section opener and keep a bare "
-              "invoke as text. Repro: parse_complete('Checking.<｜DSML｜invoke name=\"get_weather\">...'). A dialect "
-              'change (lmparse/dialects/deepseek.py), left for the dialect owner')
-
+              'opener is read. Glued to prose, the tag stays content in lmparse (the invokes after it are still read '
+              'as calls: an invoke written without a block is a call when its grammar confirms it)')
 
 def _dsml_rows(name: str) -> dict[str, Difference]:
     src = FC + 'test_deepseekv32_detector.py::_StreamingPreambleTestsMixin::'
@@ -71,12 +67,6 @@ def _dsml_rows(name: str) -> dict[str, Difference]:
         f'{name}_fixed_chunkings': Difference(src + 'test_fixed_size_chunkings', 'lmparse decision', _DSML_LEAD),
         f'{name}_angle_bracket_before_call': Difference(
             src + 'test_literal_angle_bracket_before_tool_call', 'lmparse decision', _DSML_LEAD),
-        f'{name}_partial_prefix_held': Difference(
-            src + 'test_partial_tag_prefix_held_back', 'lmparse decision',
-            "SGLang holds a trailing '<' of prose as a possible marker; lmparse releases it, since a block cannot "
-            'open there without the blank line (' + _DSML_LEAD[:40] + '...)'),
-        f'{name}_bare_invoke_at_every_split': Difference(
-            src + 'test_bare_invoke_prose_at_every_split_point', 'not yet', _DSML_BARE),
     }
 
 
@@ -88,13 +78,6 @@ DIFFERENCES: dict[str, Difference] = {
         "SGLang's one-piece minimax-m2 parse keeps a block with no '</minimax:tool_call>' (output cut short) as text; "
         'lmparse emits the call it read, as its stream already has by then (a streamed call cannot be taken back), '
         'so one chunk and a stream agree'),
-    'deepseekv31_call_without_outer_marker': Difference(
-        FC + 'test_deepseekv31_detector.py::TestDeepSeekV31PrefixText::test_text_before_tool_call_is_emitted_once',
-        'not yet',
-        "SGLang's current deepseekv31 detector (not 0.5.23's) reads a '<｜tool▁call▁begin｜>' call with no outer "
-        "'<｜tool▁calls▁begin｜>'; lmparse's deepseek_v31 dialect needs the outer marker and keeps such a call as text. "
-        "Repro: parse_complete('Checking.\\n<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Lima\"}"
-        "<｜tool▁call▁end｜>'). A dialect change (lmparse/dialects/deepseek.py), left for the dialect owner"),
     'hermes_undeclared_call_forwarded_when_asked': Difference(
         FC + 'test_unknown_tool_name.py::test_unknown_tool_name_forwarded', 'not yet',
         'with SGLANG_FORWARD_UNKNOWN_TOOLS=true SGLang forwards a call to a tool the request does not declare '
