@@ -131,6 +131,16 @@ def _tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
     return out
 
 
+def _with_tools(cls: Any, tools: Iterable[Any] | None) -> Any:
+    """An lmparse parser of ``cls`` for the request's ``tools``. With SGLang's SGLANG_FORWARD_UNKNOWN_TOOLS
+    set, calls to tools the request does not declare are kept (SGLang forwards them), else dropped."""
+    parser = cls({'messages': [], 'tools': _tool_dicts(tools)})
+    from sglang.srt.environ import envs
+    if envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get() and parser.tool_parser is not None:
+        parser.tool_parser.keep_undeclared_calls = True
+    return parser
+
+
 # The reasoning detector built last in this context (an asyncio task: one request), offered to the tool
 # detector SGLang's serving layer builds right after it for the same choice (see LmparseToolDetector).
 _offer: ContextVar[Any] = ContextVar('lmparse_sglang_reasoning_offer', default=None)
@@ -211,7 +221,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                     self._link = r
 
         def _new_parser(self, tools: Sequence[Any] | None) -> Any:
-            return self.response_cls({'messages': [], 'tools': _tool_dicts(tools)})
+            return _with_tools(self.response_cls, tools)
 
         def _unlink(self) -> None:
             r, self._link = self._link, None
@@ -362,7 +372,7 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
             normal text (for the tool detector to return now); its reasoning waits for the next result."""
             self._waiting = False
             cls = _linked_class(self.lmparse_reasoning, self._force, self._tool.lmparse_tool)
-            self._parser = cls({'messages': [], 'tools': _tool_dicts(tools)})
+            self._parser = _with_tools(cls, tools)
             held, self._deferred = self._deferred, ''
             if not held:
                 return ''

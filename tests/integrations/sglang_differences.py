@@ -78,12 +78,6 @@ DIFFERENCES: dict[str, Difference] = {
         "SGLang's one-piece minimax-m2 parse keeps a block with no '</minimax:tool_call>' (output cut short) as text; "
         'lmparse emits the call it read, as its stream already has by then (a streamed call cannot be taken back), '
         'so one chunk and a stream agree'),
-    'hermes_undeclared_call_forwarded_when_asked': Difference(
-        FC + 'test_unknown_tool_name.py::test_unknown_tool_name_forwarded', 'not yet',
-        'with SGLANG_FORWARD_UNKNOWN_TOOLS=true SGLang forwards a call to a tool the request does not declare '
-        '(tool_index -1); lmparse always drops such calls (LMDeploy\'s rule, the default in SGLang too) and has no '
-        'switch to keep them yet. Needs a response-parser option (lmparse/response.pyx, shared with the vLLM lane\'s '
-        '"keep undeclared calls" difference); the plugin would then read the SGLang setting'),
     'glm45_leading_text_stripped': Difference(
         FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_leading_text_preserved', 'lmparse decision',
         _STRIPS_BEFORE_CALL),
