@@ -135,6 +135,9 @@ cdef class XmlToolParser(ToolParser):
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
+    # A value written as one XML CDATA section, <![CDATA[...]]>, is its inner
+    # text (the section is markup); such a value is held until its close tag.
+    cdata_values = False
 
     def __cinit__(self, *args, **kwargs):
         cdef XmlGrammar g = grammar_for(type(self))
@@ -144,6 +147,7 @@ cdef class XmlToolParser(ToolParser):
         self._hold_all_value_prefixes = g.hold_all_value_prefixes
         self._ends = g.value_ends_for(None)
         self._strip_newlines = g.strip_newlines
+        self._cdata = g.cdata_values
         self._xml_hooks = g.hooks
         self._bare_open = g.bare_open if not (self._hooks & HOOK_PAYLOAD) else None
         self._step.lead = g.block_lead(None)
@@ -554,6 +558,9 @@ cdef class XmlToolParser(ToolParser):
         i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
+        if self._cdata and i < b and PyUnicode_READ(kind, data, i) == u'<':
+            self._mode = M_BUFFERED  # may be a CDATA section: unwrapped whole (put_converted)
+            return held_append(&self._held, text, a, b)
         if self._arg_kind == AK_NULLABLE:
             if self.may_be_null(text, a, b):
                 return held_append(&self._held, text, a, b)  # whitespace, or null / None so far
@@ -620,7 +627,8 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
-        cdef bint held = i == b or self._arg_kind != AK_TEXT or PyUnicode_READ(kind, data, i) == u'"'
+        cdef bint held = (i == b or self._arg_kind != AK_TEXT or PyUnicode_READ(kind, data, i) == u'"'
+                          or (self._cdata and PyUnicode_READ(kind, data, i) == u'<'))
         if self._strip_newlines:
             a = _after_newline(kind, data, a, b)
             b = _before_newline(kind, data, a, b)
@@ -636,6 +644,10 @@ cdef class XmlToolParser(ToolParser):
 
     cdef int put_converted(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``"key": `` and the JSON of the held value ``text[a:b]`` converted by the schema."""
+        if (self._cdata and b - a >= 12 and _match_len(text, a, b, '<![CDATA[') == 9
+                and _match_len(text, b - 3, b, ']]>') == 3):
+            a += 9  # the section's inner text is the value
+            b -= 3
         out = held_value_json(text, a, b, self._arg_types)
         if out is None:  # the raw text as a JSON string
             self.put_key(True)
