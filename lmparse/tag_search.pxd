@@ -158,6 +158,17 @@ cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_s
     return at
 
 
+cdef inline bint _marker_may_grow(str p, Py_ssize_t at, Py_ssize_t n, tuple markers):
+    """Whether ``p[at:n]``, a marker found at ``at`` and what follows it to the end of the text, is a proper
+    prefix of a longer marker (which then may still arrive)."""
+    cdef Py_ssize_t k = n - at
+    for marker in markers:
+        if (PyUnicode_GET_LENGTH(<str>marker) > k
+                and PyUnicode_Tailmatch(<str>marker, PyUnicode_Substring(p, at, n), 0, k, -1)):
+            return True
+    return False
+
+
 cdef inline Py_ssize_t _header_end(str p, tuple ends, Py_ssize_t limit, Py_ssize_t n):
     """The earliest whole header end starting in ``p[:limit]`` (-1: none)."""
     cdef Py_ssize_t at = -1, t, stop
