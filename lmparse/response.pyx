@@ -36,8 +36,7 @@ from lmparse.construction cimport (
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
-    _find, _find_marker, _header_cut, _hold_back, _marker_may_grow, _may_hold_tag, _opens_header, _separator_end,
-    _starts_at, _tag_floor)
+    _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _starts_at, _tag_floor)
 from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -411,16 +410,10 @@ cdef class ResponseParserCore:
                 at = t
                 which = 3
         if self._markers is not None:
-            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m, self._final)
             if t >= 0:
                 at = t
                 which = 4
-                if not self._final and _marker_may_grow(p, t, n, self._markers):
-                    # a longer marker may still follow ('<|message_sep|>' then '\n\n'): wait
-                    if t > 0:
-                        self._emit_text(out, PyUnicode_Substring(p, 0, t), False)
-                        self._pending = PyUnicode_Substring(p, t, n)
-                    return t > 0
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
         if self._tag_ids is not None and (which == 1 or which == 2) and not self._tag_ids.confirmed(
@@ -505,15 +498,10 @@ cdef class ResponseParserCore:
                 at = t
                 which = 2
         if self._markers is not None:
-            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m, self._final)
             if t >= 0:
                 at = t
                 which = 3
-                if not self._final and _marker_may_grow(p, t, n, self._markers):
-                    if t > 0:
-                        self._emit_text(out, PyUnicode_Substring(p, 0, t), True)
-                        self._pending = PyUnicode_Substring(p, t, n)
-                    return t > 0
         if at < 0:
             return self._release_or_hold(out, True, first, self._r_close, self._t_reasoning, self._r_open)
         if self._tag_ids is not None and which <= 2 and not self._tag_ids.confirmed(

@@ -59,7 +59,6 @@ cdef class XmlToolParser(ToolParser):
     # what ends a value in the current block (see ValueEnds)
     cdef ValueEnds _ends
     cdef bint _strip_newlines
-    cdef bint _cdata
     cdef int _xml_hooks
     # the last grammar or hook step (results written by it, applied by the driver)
     cdef XmlStep _step
