@@ -394,7 +394,7 @@ cdef class ResponseParserCore:
                 at = t
                 which = 3
         if self._markers is not None:
-            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m, self._final)
             if t >= 0:
                 at = t
                 which = 4
@@ -482,7 +482,7 @@ cdef class ResponseParserCore:
                 at = t
                 which = 2
         if self._markers is not None:
-            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m)
+            t = _find_marker(p, self._markers, first, n if at < 0 else at, &m, self._final)
             if t >= 0:
                 at = t
                 which = 3

@@ -163,11 +163,25 @@ cdef inline Py_ssize_t _separator_end(str p, str tag, bint final) except -2:
     return 0
 
 
-cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *length):
+cdef inline bint _marker_may_grow(str p, Py_ssize_t at, Py_ssize_t n, tuple markers):
+    """Whether ``p[at:n]``, a marker found at ``at`` and what follows it to the end of the text, is a proper
+    prefix of a longer marker (which then may still arrive)."""
+    cdef Py_ssize_t k = n - at
+    for marker in markers:
+        if (PyUnicode_GET_LENGTH(<str>marker) > k
+                and PyUnicode_Tailmatch(<str>marker, PyUnicode_Substring(p, at, n), 0, k, -1)):
+            return True
+    return False
+
+
+cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *length,
+                                    bint final):
     """The first whole declared content marker in ``p[start:end]`` (-1: none); ``length[0]``: its length.
 
     Each marker is searched over the whole span (one may end another), the
-    earliest start wins, the longer marker at the same start.
+    earliest start wins, the longer marker at the same start. Before the final
+    chunk, -1 when a longer marker may still grow from that start ('<|message_sep|>'
+    then '\\n\\n'): the caller holds it back as a tag prefix.
     """
     cdef Py_ssize_t at = -1, t, m
     for marker in markers:
@@ -177,6 +191,8 @@ cdef inline Py_ssize_t _find_marker(str p, tuple markers, Py_ssize_t start, Py_s
             if at < 0 or t < at or (t == at and m > length[0]):
                 at = t
                 length[0] = m
+    if at >= 0 and not final and _marker_may_grow(p, at, PyUnicode_GET_LENGTH(p), markers):
+        return -1
     return at
 
 
@@ -204,7 +220,7 @@ cdef inline bint _opens_header(str p, Py_ssize_t at, tuple opens):
 cdef inline bint _any_tag(str p, Py_ssize_t end, object tag_a, object tag_b, object tag_c, tuple markers):
     cdef Py_ssize_t m = 0
     return (_find(p, tag_a, 0, end) >= 0 or _find(p, tag_b, 0, end) >= 0 or _find(p, tag_c, 0, end) >= 0
-            or (markers is not None and _find_marker(p, markers, 0, end, &m) >= 0))
+            or (markers is not None and _find_marker(p, markers, 0, end, &m, True) >= 0))
 
 
 cdef inline Py_ssize_t _header_cut(str p, Py_ssize_t n, tuple ends, Py_ssize_t reach, Py_ssize_t cap, bint final,

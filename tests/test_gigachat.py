@@ -23,7 +23,7 @@ G = '\uff5cGCML\uff5c'
 BO, BC = f'<{G}tool_calls>', f'</{G}tool_calls>'
 IC, PC = f'</{G}invoke>', f'</{G}parameter>'
 SPECIAL = (MSEP, RSEP, FC, BO, BC, '<think>', '</think>')
-TAGS = (*SPECIAL, f'<{G}invoke', f'<{G}parameter', IC, PC)
+TAGS = (*SPECIAL, MSEP + '\n\n', f'<{G}invoke', f'<{G}parameter', IC, PC)
 
 Calls = list[tuple[str, str]]
 
@@ -66,15 +66,18 @@ class Case:
 W = '{"city": "Москва", "unit": "celsius"}'
 CASES = [
     # GigaChat 3: function call<|role_sep|>\n{json} after the answer's <|message_sep|>
-    Case('g3-after-answer', 'Сейчас проверю.' + CALL + env('get_weather', W), 'Сейчас проверю.\n\n',
+    # '<|message_sep|>\n\n' (the template's separator, blank line included) is dropped, as vLLM and SGLang drop it
+    Case('g3-after-answer', 'Сейчас проверю.' + CALL + env('get_weather', W), 'Сейчас проверю.',
          [('get_weather', W)]),
     Case('g3-call-only', 'function call' + RSEP + '\n' + env('get_time', '{}'), None, [('get_time', '{}')]),
-    Case('g3-separator-first', CALL + env('search', '{"query": "q", "limit": 2}'), '\n\n',
+    Case('g3-separator-first', CALL + env('search', '{"query": "q", "limit": 2}'), None,
          [('search', '{"query": "q", "limit": 2}')]),
     Case('g3-answer-only', 'Здравствуйте! Чем помочь?' + MSEP, 'Здравствуйте! Чем помочь?', []),
-    Case('g3-unknown-tool', 'x' + CALL + env('rm', '{"p": "/"}'), 'x\n\n', []),
+    Case('g3-unknown-tool', 'x' + CALL + env('rm', '{"p": "/"}'), 'x', []),
+    Case('g3-one-newline-is-text', 'x' + MSEP + '\ny', 'x\ny', []),
+    Case('g3-newlines-after-blank-line', 'x' + MSEP + '\n\n\ny\n\n', 'x\ny\n\n', []),
     Case('g3-words-in-prose', 'A function call is a request.', 'A function call is a request.', []),
-    Case('g3-truncated', CALL + '{"name": "get_weather", "arguments": {"city": "Мос', '\n\n',
+    Case('g3-truncated', CALL + '{"name": "get_weather", "arguments": {"city": "Мос', None,
          [('get_weather', '{"city": "Мос')]),
     # GigaChat 3.1: <|function_call|>{json}
     Case('g31-call', FC + env('get_weather', W), None, [('get_weather', W)]),

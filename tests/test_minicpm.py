@@ -20,7 +20,7 @@ from tests import catalogue
 
 THO, THC, IM_END = '<think>', '</think>', '<|im_end|>'
 SPECIAL = (THO, THC, IM_END, '<|reserved_12|>', '<reserved_13>')
-TAGS = (*SPECIAL, '<function name="', '</function>', '<param name="', '</param>', '">')
+TAGS = (*SPECIAL, '<function name="', '</function>', '<param name="', '</param>', '">', '<![CDATA[', ']]>')
 
 
 def call(name: str, **params: str) -> str:
@@ -63,6 +63,19 @@ CASES = [
     Case('truncated-in-value', 'ok<function name="search"><param name="query">ab', 'ok', None,
          [('search', '{"query": "ab"}')]),
     Case('truncated-in-name', 'ok<function name="sea', 'ok', None, []),
+    # a value written as one CDATA section is its inner text (vLLM's and SGLang's parsers unwrap it)
+    Case('cdata-value', call('search', query='<![CDATA[    def f():\n        pass\n]]>', limit='<![CDATA[3]]>'), None,
+         None, [('search', '{"query": "    def f():\\n        pass\\n", "limit": 3}')]),
+    Case('cdata-with-markers', call('search', query='<![CDATA[a</param>b <x> ]]>c]]>'), None, None,
+         [('search', '{"query": "a</param>b <x> ]]>c"}')]),
+    # not one whole section: the text as written
+    Case('cdata-not-whole', call('search', query='<![CDATA[a]]> b') + call('search', query='x <![CDATA[a]]>')
+         + call('search', query='<b>bold</b>') + call('search', query='<![CDATA[open'), None, None,
+         [('search', '{"query": "<![CDATA[a]]> b"}'), ('search', '{"query": "x <![CDATA[a]]>"}'),
+          ('search', '{"query": "<b>bold</b>"}'), ('search', '{"query": "<![CDATA[open"}')]),
+    # held like a quoted value: a truncated one is not emitted (as '"ab' is not)
+    Case('cdata-truncated', 'ok<function name="search"><param name="query"><![CDATA[ab', 'ok', None,
+         [('search', '{}')]),
     Case('tool-choice-none', 'ok' + call('get_time'), 'ok' + call('get_time'), None, [],
          request={'tool_choice': 'none'}),
     # MiniCPM-V: reasoning with its channel markers, Qwen3-Coder calls

@@ -10,9 +10,9 @@ Syntax:
   and end the content at ``<|message_sep|>`` (``skip_special_tokens=False``
   when tools are offered). Here ``function call<|role_sep|>`` opens the
   block, ``<|function_call|>`` is the second opener (a call only when ``{``
-  follows), and ``<|message_sep|>`` is a content marker: dropped, so the
-  ``\\n\\n`` the template writes after it stays at the end of the content
-  (both engines drop it too).
+  follows), and ``<|message_sep|>`` with the ``\\n\\n`` the template writes
+  after it is a content marker: dropped, as both engines drop it (they end
+  the content at ``<|message_sep|>``).
 - GigaChat 3.5 (SGLang 0.5.23's ``function_call/gigachat35_detector.py``,
   ``gigachat35``): DeepSeek's DSML markup with the ``｜GCML｜`` token:
   ``<｜GCML｜tool_calls>`` of ``<｜GCML｜invoke name="NAME">`` /
@@ -40,7 +40,8 @@ class GigaChat3ToolParser(JsonToolParser):
     tool_open_tag = 'function call<|role_sep|>'
     tool_close_tag = None
     bare_call_open = '<|function_call|>'
-    content_markers: ClassVar[tuple[str, ...]] = ('<|message_sep|>',)
+    # The template writes '<|message_sep|>\n\n' after the answer: the blank line is the separator's too.
+    content_markers: ClassVar[tuple[str, ...]] = ('<|message_sep|>\n\n', '<|message_sep|>')
     # <|role_sep|>, <|function_call|> and <|message_sep|> are special tokens.
     request_settings_with_tools: ClassVar[dict[str, Any]] = {'skip_special_tokens': False}
 

@@ -10,9 +10,11 @@ String values are raw text, other values JSON (or Python literals), typed
 back by the tool's schema: the XML-like family with ``<function name="`` as
 the block's open tag (the name follows it, up to ``">``) and ``</function>``
 as its close. Prose such as ``<function>`` or ``<function foo>`` is not the
-open tag and stays content. Not read, on purpose:
-vLLM's and SGLang's lxml fallbacks for single-quoted attributes and
-``<![CDATA[...]]>`` values (kept as written), vLLM's ``Ġ``/``Ċ`` byte-level
+open tag and stays content. A value written as one CDATA section,
+``<param name="code"><![CDATA[...]]></param>``, is the section's inner text,
+as vLLM's and SGLang's parsers read it (the section is XML markup; the value
+is held until its close tag). Not read, on purpose: vLLM's and SGLang's lxml
+fallbacks for single-quoted attributes, vLLM's ``Ġ``/``Ċ`` byte-level
 repairs and its table of tau-bench alias tool names rewritten to offered
 ones (lmparse never invents names or values).
 
@@ -45,6 +47,7 @@ class MiniCPM5ToolParser(XmlToolParser):
     arg_open = '<param name="'
     arg_name_end = '">'
     arg_value_close_tag = '</param>'
+    cdata_values = True
 
 
 _RESERVED = tuple(f'<reserved_{i}>' for i in range(12, 16)) + tuple(f'<|reserved_{i}|>' for i in range(12, 16))

@@ -93,6 +93,7 @@ cdef class XmlGrammar:
     # what ends a value in a block closed by the class's close tag (value_ends_for)
     cdef readonly ValueEnds value_ends
     cdef readonly bint strip_newlines
+    cdef readonly bint cdata_values
     # function_open when the dialect declares bare calls (bare_call_open) and no hook; else None
     cdef readonly str bare_open
     cdef int hooks

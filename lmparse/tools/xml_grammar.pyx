@@ -544,6 +544,7 @@ cdef XmlGrammar _build(type cls):
     if g.hold_all_value_prefixes:
         g.value_prefixes = ()
     g.strip_newlines = bool(cls.strip_value_newlines)
+    g.cdata_values = bool(getattr(cls, 'cdata_values', False))
     for gone in ('value_end_tags', 'value_ends_at_function_close'):
         if getattr(cls, gone, None):
             raise TypeError(f'{cls.__name__}.{gone} is no longer a declaration: the family ends a value at its '
@@ -574,7 +575,7 @@ cdef XmlGrammar _build(type cls):
 cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
-    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'value_end_tags',
+    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'cdata_values', 'value_end_tags',
     'value_ends_at_function_close', 'bare_call_open', 'tool_open_tag', 'get_tool_open_tag', 'tool_close_tag',
     'get_tool_close_tag') + _XML_HOOK_NAMES
 

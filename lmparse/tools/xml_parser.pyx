@@ -36,8 +36,8 @@ from lmparse.tools.xml_grammar cimport (
     XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
-    _after_newline, _before_newline, _end_at, _ends_with_prefix, _find_any, _find_char, _json_body, _match_len,
-    _null_scan,
+    _after_newline, _before_newline, _cdata_inner, _end_at, _ends_with_prefix, _find_any, _find_char, _held_lead,
+    _json_body, _match_len, _null_scan,
 )
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
@@ -135,6 +135,7 @@ cdef class XmlToolParser(ToolParser):
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
+    cdata_values = False  # a value that is one <![CDATA[...]]> section is its inner text (held whole)
 
     def __cinit__(self, *args, **kwargs):
         cdef XmlGrammar g = grammar_for(type(self))
@@ -557,12 +558,12 @@ cdef class XmlToolParser(ToolParser):
         if self._arg_kind == AK_NULLABLE:
             if self.may_be_null(text, a, b):
                 return held_append(&self._held, text, a, b)  # whitespace, or null / None so far
-            if self._null_state == 0 and PyUnicode_READ(kind, data, i) == u'"':
+            if self._null_state == 0 and _held_lead(kind, data, i, self._grammar.cdata_values):
                 self._mode = M_BUFFERED
                 return held_append(&self._held, text, a, b)
         elif i == b:
             return held_append(&self._held, text, a, b)  # still only whitespace: the value's kind is unknown
-        elif PyUnicode_READ(kind, data, i) == u'"' or self._arg_kind == AK_WHOLE:
+        elif _held_lead(kind, data, i, self._grammar.cdata_values) or self._arg_kind == AK_WHOLE:
             # Quoted or typed: held whole until the close tag.
             self._mode = M_BUFFERED
             return held_append(&self._held, text, a, b)
@@ -620,7 +621,7 @@ cdef class XmlToolParser(ToolParser):
         cdef Py_ssize_t i = a
         while i < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
             i += 1
-        cdef bint held = i == b or self._arg_kind != AK_TEXT or PyUnicode_READ(kind, data, i) == u'"'
+        cdef bint held = i == b or self._arg_kind != AK_TEXT or _held_lead(kind, data, i, self._grammar.cdata_values)
         if self._strip_newlines:
             a = _after_newline(kind, data, a, b)
             b = _before_newline(kind, data, a, b)
@@ -636,6 +637,7 @@ cdef class XmlToolParser(ToolParser):
 
     cdef int put_converted(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``"key": `` and the JSON of the held value ``text[a:b]`` converted by the schema."""
+        _cdata_inner(text, &a, &b, self._grammar.cdata_values)
         out = held_value_json(text, a, b, self._arg_types)
         if out is None:  # the raw text as a JSON string
             self.put_key(True)
@@ -676,9 +678,7 @@ cdef class XmlToolParser(ToolParser):
 
     def _get_param_schema(self, func_name, str param_name not None):
         """The request's JSON schema of one parameter, or None."""
-        if func_name is None or self._tool_schemas is None:
-            return None
-        parameters = self._tool_schemas.get(func_name)
+        parameters = self._tool_schemas.get(func_name) if self._tool_schemas is not None else None
         props = parameters.get('properties') if isinstance(parameters, dict) else None
         schema = props.get(param_name) if isinstance(props, dict) else None
         return schema if isinstance(schema, dict) else None

@@ -191,3 +191,17 @@ cdef inline Py_ssize_t _find_any(str text, Py_ssize_t pos, Py_ssize_t size, str 
             return pos
         pos += 1
     return -1
+
+
+cdef inline bint _held_lead(int kind, void *data, Py_ssize_t i, bint cdata) noexcept:
+    """Whether a value whose first non-space character is at ``i`` is held whole: quoted, or maybe one CDATA section."""
+    cdef Py_UCS4 ch = PyUnicode_READ(kind, data, i)
+    return ch == u'"' or (cdata and ch == u'<')
+
+
+cdef inline void _cdata_inner(str text, Py_ssize_t *a, Py_ssize_t *b, bint cdata) noexcept:
+    """With ``cdata``, narrow ``text[a:b]`` to the inner text when it is one whole ``<![CDATA[...]]>`` section."""
+    if (cdata and b[0] - a[0] >= 12 and _match_len(text, a[0], b[0], '<![CDATA[') == 9
+            and _match_len(text, b[0] - 3, b[0], ']]>') == 3):
+        a[0] += 9
+        b[0] -= 3
