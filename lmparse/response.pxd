@@ -62,8 +62,6 @@ cdef class ResponseParserCore:
                                object tag_a, object tag_b, object tag_c) except -1
     cdef bint _consume_plain(self, list out) except -1
     cdef int _anchored_bare(self, str p, Py_ssize_t n) except -2
-    cdef int _leading_close(self, str p, Py_ssize_t n) except -2
-    cdef bint _content_forced(self) except -1
     cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2
     cdef bint _consume_reasoning(self, list out) except -1
     cdef bint _consume_header(self) except -1

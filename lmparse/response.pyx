@@ -11,27 +11,10 @@ from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
-    Plan,
-    adjusted_request,
-    block_headers,
-    calls_in_reasoning,
-    content_markers,
-    eq,
-    marker_anchor,
-    new_reasoning_parser,
-    own_choice,
-    own_fields,
-    own_template_kwargs,
-    starts_in_reasoning,
-    text_reasoning_tags,
-    thinking_switch,
-    plan_for,
-    reasoning_token_ids,
-    same_choice,
-    same_tag,
-    set_default_kwargs_func,
-    str_keys,
-    tag_anchor,
+    Plan, adjusted_request, block_headers, calls_in_reasoning, content_forced, content_markers, eq,
+    lead_framing, lead_strip, leading_tag, marker_anchor, new_reasoning_parser, own_choice, own_fields,
+    own_template_kwargs, starts_in_reasoning, text_reasoning_tags, thinking_switch, plan_for,
+    reasoning_token_ids, same_choice, same_tag, set_default_kwargs_func, str_keys, tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
@@ -48,8 +31,7 @@ cdef extern from "Python.h":
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
 from lmparse.registry import ResponseParserManager, parser_classes, response_parser_for
-from lmparse.request import (
-    as_request, chat_template_kwargs_from_request, tool_choice_kind)
+from lmparse.request import as_request, chat_template_kwargs_from_request, tool_choice_kind
 from lmparse.request import ChatCompletionRequest as _OwnRequest
 
 logger = logging.getLogger('lmparse')
@@ -106,21 +88,6 @@ def aggregate_deltas(list messages not None):
         if message.tool_calls:
             tool_deltas.extend(message.tool_calls)
     return ''.join(content_parts), ''.join(reasoning_parts), tool_deltas
-
-
-cdef Py_ssize_t _lead_run(str p, Py_ssize_t n, str chars):
-    """How many of ``p``'s first characters are among ``chars``."""
-    cdef Py_ssize_t m = 0, j, k = PyUnicode_GET_LENGTH(chars)
-    cdef Py_UCS4 c
-    while m < n:
-        c = p[m]
-        for j in range(k):
-            if chars[j] == c:
-                break
-        else:
-            return m
-        m += 1
-    return m
 
 
 cdef class ResponseParserCore:
@@ -233,11 +200,7 @@ cdef class ResponseParserCore:
         self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
         self._inline_open = self._inline and reasoning_enabled
         self._alt_tags = text_reasoning_tags(reasoning_parser) if not reasoning_enabled else None
-        self._lead_close = self._r_close if (not reasoning_enabled and reasoning_parser is not None and getattr(
-            reasoning_parser, 'drop_leading_close_tag', False) is True) else None
-        lead_strip = getattr(reasoning_parser, 'content_lead_strip', None) if reasoning_parser is not None else None
-        self._lead_strip = lead_strip if type(lead_strip) is str and lead_strip else None
-        self._stripping = self._lead_stripped = False
+        self._lead_close, self._lead_strip = lead_framing(reasoning_parser, reasoning_enabled, self._r_close)
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
@@ -403,19 +366,19 @@ cdef class ResponseParserCore:
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
         cdef Py_ssize_t anchor_at, m = 0
         if self._stripping:
-            m = _lead_run(p, n, self._lead_strip)
-            if m:
-                self._lead_stripped = True
-                p = self._pending = PyUnicode_Substring(p, m, n)
-                n -= m
-                m = 0
-            if n == 0:
+            p = self._pending = lead_strip(p, self._lead_strip, self._t_open, self._final, &self._stripping,
+                                           &self._lead_stripped)
+            n = PyUnicode_GET_LENGTH(p)
+            if n == 0 or self._stripping:
                 return False
-            self._stripping = False
         if self._lead_close is not None:
-            at = self._leading_close(p, n)
-            if at >= 0:
-                return at == 1
+            at = leading_tag(p, n, <str>self._lead_close, self._final)
+            if at == 0:
+                return False
+            self._lead_close = None
+            if at == 1 and (self._tag_ids is None or self._tag_ids.confirmed(1, self._tag_ids.stream_len - n)):
+                self._pending = PyUnicode_Substring(p, PyUnicode_GET_LENGTH(<str>self._r_close), n)
+                return True
         if self._alt_tags is not None:
             at = self._anchored_text_tags(p, n)
             if at >= 0:
@@ -486,21 +449,6 @@ cdef class ResponseParserCore:
             return r
         self._bare_open = None
         return -1
-
-    cdef int _leading_close(self, str p, Py_ssize_t n) except -2:
-        """``drop_leading_close_tag``: the close tag as the output's first text is dropped (1); a
-        proper prefix of it is held (0); anything else is text as usual, from here on (-1)."""
-        cdef str tag = <str>self._lead_close
-        cdef Py_ssize_t m = PyUnicode_GET_LENGTH(tag)
-        if n < m and not self._final and tag.startswith(p):
-            return 0
-        self._lead_close = None
-        if n < m or not p.startswith(tag):
-            return -1
-        if self._tag_ids is not None and not self._tag_ids.confirmed(1, self._tag_ids.stream_len - n):
-            return -1  # its text, not its special token
-        self._pending = PyUnicode_Substring(p, m, n)
-        return 1
 
     cdef int _anchored_text_tags(self, str p, Py_ssize_t n) except -2:
         """The reasoning open tag written as text (``text_reasoning_tags``) at the start of the output:
@@ -672,17 +620,10 @@ cdef class ResponseParserCore:
             self._counting = self.reasoning_enabled
         content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids, final=True))
         tool_calls = self.tool_parser.build_tool_calls(tool_deltas) if self.tool_parser is not None else []
-        if reasoning and not content and not tool_calls and not self._lead_stripped and self._content_forced():
+        if reasoning and not content and not tool_calls and not self._lead_stripped and content_forced(
+                self.reasoning_parser, self._kwargs):
             content, reasoning = reasoning, None  # the model wrote nothing after its reasoning
         return (content or None), (tool_calls or None), (reasoning or None)
-
-    cdef bint _content_forced(self) except -1:
-        """``reasoning_as_missing_content`` declared and the request asks for content (vLLM's Nemotron V3)."""
-        if getattr(self.reasoning_parser, 'reasoning_as_missing_content', False) is not True:
-            return False
-        kwargs = self._kwargs
-        return type(kwargs) is dict and (kwargs.get('force_nonempty_content') is True
-                                         or kwargs.get('enable_thinking') is False)
 
 
 class ResponseParser:

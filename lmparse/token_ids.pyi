@@ -1,7 +1,7 @@
 """Type stub for the compiled ``lmparse.token_ids`` module."""
 from collections.abc import Iterable
 
-from typing_extensions import Buffer, TypeAlias
+from typing_extensions import Buffer, TypeAlias, disjoint_base
 
 __all__ = ["ReasoningTagIds", "read_token_ids", "reasoning_token_count"]
 
@@ -12,6 +12,7 @@ def read_token_ids(ids: TokenIdsLike | None) -> list[int]: ...
 def reasoning_token_count(token_ids: TokenIdsLike, open_id: int | None, close_id: int | None,
                           inside: bool = False) -> int: ...
 
+@disjoint_base
 class ReasoningTagIds:
     """Reasoning open / close tags as the token-id sequences they may arrive as."""
 

@@ -170,3 +170,17 @@ def test_tag_ids_last_and_tail() -> None:
     assert ReasoningTagIds([], [list(range(40))]).has_close is False  # too long to record
     with pytest.raises(TypeError):
         tags.last(['a'])
+
+
+def test_tool_tag_that_starts_with_a_newline_is_not_stripped(make_parser: Any) -> None:
+    # DeepSeek V4's DSML block opens with '\n\n<｜DSML｜tool_calls>': the newlines are the tag's
+    from lmparse.tools.dsml import DSML_TOKEN as D
+
+    block = f'\n\n<{D}tool_calls>\n<{D}invoke name="get_time">\n</{D}invoke>\n</{D}tool_calls>'
+    for text, content in (('r</think>' + block, None), ('r</think>\n' + block, None),
+                          ('r</think>\n\nHi' + block, 'Hi'), ('r</think>\n\n\n<' + D, '<' + D)):
+        for label, chunks in chunkings(text, ('</think>', f'\n\n<{D}tool_calls>')):
+            parser = make_parser('granite_thinking_parser', 'deepseek-v4')
+            got = reconstruct(parser, stream_flagged(parser, chunks)).key()
+            calls = [('get_time', '{}')] if 'tool_calls>' in text else []
+            assert got == (content, 'r', calls), (label, chunks, got)
