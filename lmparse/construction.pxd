@@ -75,3 +75,7 @@ cdef bint starts_in_reasoning(Plan plan, object reasoning_parser, object kwargs)
 cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except -1
 cdef tuple text_reasoning_tags(object reasoning_parser)
 cdef object adjusted_request(object tool_parser, object request, tuple fields, object choice, bint reasoning)
+cdef tuple lead_framing(object reasoning_parser, bint reasoning_enabled, object close_tag)
+cdef str lead_strip(str p, str chars, object tag, bint final, bint *hold, bint *stripped)
+cdef int leading_tag(str p, Py_ssize_t n, str tag, bint final) except -2
+cdef bint content_forced(object reasoning_parser, object kwargs) except -1

@@ -5,7 +5,7 @@ lmparse's own reasoning parsers without calling them, and reads of lmparse's
 own request type. Everything here runs once per response; the per-chunk
 routing lives in ``response.pyx``.
 """
-from cpython.unicode cimport PyUnicode_FindChar
+from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport (
     S_CHAT_TEMPLATE_KWARGS,
@@ -559,3 +559,60 @@ cdef Plan plan_for(type cls):
         _plans.clear()
     _plans[cls] = plan
     return plan
+
+
+# ---- reasoning framing at the start of the content (ReasoningParser declarations) ---------------
+
+cdef tuple lead_framing(object reasoning_parser, bint reasoning_enabled, object close_tag):
+    """(close tag dropped at the output's start or None, characters dropped after the close tag or None)."""
+    if reasoning_parser is None:
+        return None, None
+    lead_close = close_tag if not reasoning_enabled and getattr(
+        reasoning_parser, 'drop_leading_close_tag', False) is True else None
+    chars = getattr(reasoning_parser, 'content_lead_strip', None)
+    return lead_close, (chars if type(chars) is str and chars else None)
+
+
+cdef str lead_strip(str p, str chars, object tag, bint final, bint *hold, bint *stripped):
+    """``p`` without its first characters that are ``chars``: up to the first other one, or to where
+    ``tag`` (the tool-open tag, which may start with one of them) begins. ``hold`` stays set while
+    the rest may still become that tag or more of ``chars``; ``stripped`` is set when any went."""
+    cdef Py_ssize_t m = 0, j, n = PyUnicode_GET_LENGTH(p), k = PyUnicode_GET_LENGTH(chars)
+    cdef Py_ssize_t t = PyUnicode_GET_LENGTH(<str>tag) if tag is not None else 0
+    cdef Py_UCS4 c
+    while m < n:
+        if t:
+            if n - m >= t:
+                if p.startswith(<str>tag, m):
+                    hold[0] = False
+                    break
+            elif not final and (<str>tag).startswith(p[m:]):
+                break  # held
+        c = p[m]
+        for j in range(k):
+            if chars[j] == c:
+                break
+        else:
+            hold[0] = False
+            break
+        m += 1
+    if m == 0:
+        return p
+    stripped[0] = True
+    return PyUnicode_Substring(p, m, n)
+
+
+cdef int leading_tag(str p, Py_ssize_t n, str tag, bint final) except -2:
+    """``tag`` at the very start of ``p``: 1 whole, 0 maybe (a proper prefix, more text to come), -1 not."""
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(tag)
+    if n < m:
+        return 0 if not final and tag.startswith(p) else -1
+    return 1 if p.startswith(tag) else -1
+
+
+cdef bint content_forced(object reasoning_parser, object kwargs) except -1:
+    """``reasoning_as_missing_content`` declared and the request asks for content (vLLM's Nemotron V3)."""
+    if getattr(reasoning_parser, 'reasoning_as_missing_content', False) is not True:
+        return False
+    return type(kwargs) is dict and (kwargs.get('force_nonempty_content') is True
+                                     or kwargs.get('enable_thinking') is False)

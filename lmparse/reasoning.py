@@ -86,6 +86,16 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # token) tags, recognised only at the start of the output (after whitespace); when
     # found they delimit reasoning for the rest of the response. None: none.
     text_reasoning_tags: ClassVar[tuple[str, str] | None] = None
+    # True: output that starts as content may begin with the close tag (the end of a reasoning block
+    # the model left empty, MiniMax M3's stray ``</mm:think>``): there it is dropped, elsewhere text.
+    drop_leading_close_tag: ClassVar[bool] = False
+    # Characters the chat template writes after the close tag (Granite 4.2's ``</think>\n``):
+    # dropped from the start of the content that follows it, up to its first other character.
+    content_lead_strip: ClassVar[str] = ''
+    # True: a complete response with no text after reasoning whose request sets
+    # ``force_nonempty_content=True`` or ``enable_thinking=False`` gives its reasoning as the content
+    # (vLLM's Nemotron V3 / Granite 4.2 swap). Complete responses only: streamed reasoning is sent.
+    reasoning_as_missing_content: ClassVar[bool] = False
 
     def __init__(self, **kwargs: Any) -> None:
         # Subclasses read per-request switches (e.g. enable_thinking) from here.

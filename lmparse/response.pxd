@@ -15,6 +15,12 @@ cdef class ResponseParserCore:
     # text_reasoning_tags: (open, close) a model may write as text instead of the special tags,
     # recognised at the start of the output only (None: none, or no longer possible)
     cdef tuple _alt_tags
+    # drop_leading_close_tag: the close tag, dropped when the output starts with it (None: not, or no longer)
+    cdef object _lead_close
+    # content_lead_strip: characters dropped from the start of the content after the close tag
+    # (None: none declared); _stripping while they are still to drop
+    cdef str _lead_strip
+    cdef bint _stripping, _lead_stripped
     cdef object _r_open, _r_close, _t_open
     # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
     cdef object _t_reasoning

@@ -11,27 +11,10 @@ from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
-    Plan,
-    adjusted_request,
-    block_headers,
-    calls_in_reasoning,
-    content_markers,
-    eq,
-    marker_anchor,
-    new_reasoning_parser,
-    own_choice,
-    own_fields,
-    own_template_kwargs,
-    starts_in_reasoning,
-    text_reasoning_tags,
-    thinking_switch,
-    plan_for,
-    reasoning_token_ids,
-    same_choice,
-    same_tag,
-    set_default_kwargs_func,
-    str_keys,
-    tag_anchor,
+    Plan, adjusted_request, block_headers, calls_in_reasoning, content_forced, content_markers, eq,
+    lead_framing, lead_strip, leading_tag, marker_anchor, new_reasoning_parser, own_choice, own_fields,
+    own_template_kwargs, starts_in_reasoning, text_reasoning_tags, thinking_switch, plan_for,
+    reasoning_token_ids, same_choice, same_tag, set_default_kwargs_func, str_keys, tag_anchor,
 )
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
@@ -48,8 +31,7 @@ cdef extern from "Python.h":
 
 # Pure Python, imports no compiled module: bound once instead of on every construction.
 from lmparse.registry import ResponseParserManager, parser_classes, response_parser_for
-from lmparse.request import (
-    as_request, chat_template_kwargs_from_request, tool_choice_kind)
+from lmparse.request import as_request, chat_template_kwargs_from_request, tool_choice_kind
 from lmparse.request import ChatCompletionRequest as _OwnRequest
 
 logger = logging.getLogger('lmparse')
@@ -202,6 +184,7 @@ cdef class ResponseParserCore:
         self._inline = reasoning_parser is not None and getattr(reasoning_parser, 'inline_reasoning', False) is True
         self._inline_open = self._inline and reasoning_enabled
         self._alt_tags = text_reasoning_tags(reasoning_parser) if not reasoning_enabled else None
+        self._lead_close, self._lead_strip = lead_framing(reasoning_parser, reasoning_enabled, self._r_close)
         self._return_mode = self._mode
         self._pending = ''
         self._after_tool_block = False
@@ -366,6 +349,20 @@ cdef class ResponseParserCore:
         cdef Py_ssize_t at = -1, t, first = 0
         cdef int which = 0  # 0 none, 1 reasoning open, 2 tool open, 3 bare call opener (kept), 4 marker (dropped)
         cdef Py_ssize_t anchor_at, m = 0
+        if self._stripping:
+            p = self._pending = lead_strip(p, self._lead_strip, self._t_open, self._final, &self._stripping,
+                                           &self._lead_stripped)
+            n = PyUnicode_GET_LENGTH(p)
+            if n == 0 or self._stripping:
+                return False
+        if self._lead_close is not None:
+            at = leading_tag(p, n, <str>self._lead_close, self._final)
+            if at == 0:
+                return False
+            self._lead_close = None
+            if at == 1 and (self._tag_ids is None or self._tag_ids.confirmed(1, self._tag_ids.stream_len - n)):
+                self._pending = PyUnicode_Substring(p, PyUnicode_GET_LENGTH(<str>self._r_close), n)
+                return True
         if self._alt_tags is not None:
             at = self._anchored_text_tags(p, n)
             if at >= 0:
@@ -497,6 +494,7 @@ cdef class ResponseParserCore:
         if which == 0:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._r_close), n)
             self._mode = M_PLAIN
+            self._stripping = self._lead_strip is not None
             if self._inline:
                 self._emit_text(out, <str>self._r_close, True)
         elif which == 1:
@@ -606,6 +604,9 @@ cdef class ResponseParserCore:
             self._counting = self.reasoning_enabled
         content, reasoning, tool_deltas = aggregate_deltas(self.stream_chunk(text, token_ids, final=True))
         tool_calls = self.tool_parser.build_tool_calls(tool_deltas) if self.tool_parser is not None else []
+        if reasoning and not content and not tool_calls and not self._lead_stripped and content_forced(
+                self.reasoning_parser, self._kwargs):
+            content, reasoning = reasoning, None  # the model wrote nothing after its reasoning
         return (content or None), (tool_calls or None), (reasoning or None)
 
 

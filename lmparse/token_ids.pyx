@@ -12,7 +12,7 @@ from cpython.number cimport PyNumber_Index
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint64_t
 
-__all__ = ['read_token_ids', 'reasoning_token_count']
+__all__ = ['ReasoningTagIds', 'read_token_ids', 'reasoning_token_count']
 
 cdef int _ONE = 1
 
@@ -343,3 +343,133 @@ cdef TagIds new_tag_ids(object tokenizer, tuple tags):
     t.stream_len = 0
     t.decoder = tokenizer if callable(getattr(tokenizer, 'decode', None)) else None
     return t
+
+
+# ---- reasoning tags as token-id sequences (the vLLM plugin's token helpers) ----------------------
+
+DEF _SEQ_MAX = 4   # spellings per tag (its vocab entry, its encoding, ...)
+DEF _SEQ_LEN = 32  # ids per spelling; a longer one is not recorded
+
+
+cdef class ReasoningTagIds:
+    """The reasoning open and close tags as the token-id sequences they may arrive as.
+
+    A tag the tokenizer holds as one vocab entry can still be generated as several ordinary
+    tokens (MiniMax M3's ``</mm:think>``; vLLM's ``minimax_m3_reasoning_parser.py`` matches the
+    encoded marker for that reason), so each tag has up to four spellings, each up to 32 ids.
+    ``open_seqs`` / ``close_seqs``: iterables of int sequences (empty ones ignored).
+    """
+
+    cdef long long seq[2][_SEQ_MAX][_SEQ_LEN]
+    cdef int length[2][_SEQ_MAX]
+    cdef int count[2]
+    cdef readonly int longest_close
+
+    def __init__(self, open_seqs, close_seqs):
+        cdef int kind, k, j
+        self.count[0] = self.count[1] = 0
+        self.longest_close = 0
+        for kind, seqs in enumerate((open_seqs, close_seqs)):
+            for s in seqs:
+                ids = read_token_ids(s)
+                if not ids or len(ids) > _SEQ_LEN or self.count[kind] == _SEQ_MAX:
+                    continue
+                k = self.count[kind]
+                for j in range(len(ids)):
+                    self.seq[kind][k][j] = ids[j]
+                if self._known(kind, k, len(ids)):
+                    continue  # the same spelling twice
+                self.length[kind][k] = len(ids)
+                self.count[kind] = k + 1
+                if kind == 1 and len(ids) > self.longest_close:
+                    self.longest_close = len(ids)
+
+    cdef bint _known(self, int kind, int k, int m):
+        """Whether spelling ``k`` (``m`` ids) repeats an earlier one."""
+        cdef int i, j
+        for i in range(k):
+            if self.length[kind][i] != m:
+                continue
+            for j in range(m):
+                if self.seq[kind][i][j] != self.seq[kind][k][j]:
+                    break
+            else:
+                return True
+        return False
+
+    @property
+    def has_close(self):
+        return self.count[1] > 0
+
+    cdef int _match(self, TokenIds *ids, Py_ssize_t i, int kind) except -1:
+        """The length of a ``kind`` spelling ending at ``ids[i]`` (0: none)."""
+        cdef int k, j, m
+        for k in range(self.count[kind]):
+            m = self.length[kind][k]
+            if m > i + 1:
+                continue
+            for j in range(m):
+                if ids_at(ids, i - m + 1 + j) != self.seq[kind][k][j]:
+                    break
+            else:
+                return m
+        return 0
+
+    def last(self, token_ids):
+        """``(kind, end)`` of the last tag in the ids: kind 1 open, 2 close, 0 none; ``end`` the
+        index just after it (0 when none)."""
+        cdef TokenIds ids
+        cdef Py_ssize_t i
+        cdef int kind
+        ids_open(&ids, token_ids)
+        try:
+            i = ids.n - 1
+            while i >= 0:
+                for kind in range(2):
+                    if self._match(&ids, i, kind):
+                        return kind + 1, i + 1
+                i -= 1
+        finally:
+            ids_close(&ids)
+        return 0, 0
+
+    def close_in_tail(self, token_ids, Py_ssize_t tail):
+        """Whether a close spelling ends within the last ``tail`` ids (one that starts before them counts)."""
+        cdef TokenIds ids
+        cdef Py_ssize_t i
+        ids_open(&ids, token_ids)
+        try:
+            i = ids.n - 1
+            while i >= 0 and i >= ids.n - tail:
+                if self._match(&ids, i, 1):
+                    return True
+                i -= 1
+        finally:
+            ids_close(&ids)
+        return False
+
+    def count_inside(self, token_ids, bint inside=False):
+        """Ids between open and close tags, the tags' own ids not counted (``inside``: generation starts
+        in reasoning). A spelling is matched where it ends: ids already counted as reasoning are
+        taken back when they turn out to be the close tag's."""
+        cdef TokenIds ids
+        cdef Py_ssize_t i, n = 0
+        cdef int m
+        ids_open(&ids, token_ids)
+        try:
+            for i in range(ids.n):
+                m = self._match(&ids, i, 1)
+                if m:
+                    if inside:
+                        n -= m - 1  # its earlier ids were counted
+                        inside = False
+                    continue
+                m = self._match(&ids, i, 0)
+                if m:
+                    inside = True
+                    continue
+                if inside:
+                    n += 1
+        finally:
+            ids_close(&ids)
+        return n if n > 0 else 0

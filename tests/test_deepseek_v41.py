@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmparse import DeepSeekV4ReasoningParser, DeepSeekV41ToolParser, ReasoningParserManager, ToolParserManager
+from lmparse.dialects.deepseek import DeepSeekV41ReasoningParser
 from tests.attr_cases import Case, check_chunkings, check_complete, check_every_two_way_split, check_fragments, stream_key
 from tests.streaming import split_at, token_chunks
 from tests.test_dsml import DSML_TOKEN as D
@@ -37,9 +38,12 @@ def to_v41(s: Any) -> Any:
 
 
 def from_v4(c: Any) -> Case:
+    request = c.request
+    if c.reasoning and not request.get('chat_template_kwargs'):
+        request = {**request, 'chat_template_kwargs': {'thinking': False}}  # V4's default; V4.1 thinks by default
     return Case(c.id.replace('deepseek-v4', 'deepseek-v41'), to_v41(c.text), to_v41(c.content),
                 to_v41(c.reasoning_content), [(n, to_v41(a)) for n, a in c.calls], 'deepseek-v41',
-                'deepseek-v41' if c.reasoning else None, c.request,
+                'deepseek-v41' if c.reasoning else None, request,
                 invalid_json='truncated' in c.id or 'malformed' in c.id)
 
 
@@ -119,7 +123,8 @@ def test_registry_and_tags() -> None:
     for name in ('deepseek-v41', 'deepseek_v41', 'deepseekv41', 'deepseek-v4.1'):
         assert ToolParserManager.get(name) is DeepSeekV41ToolParser
     for name in ('deepseek-v41', 'deepseek_v41', 'deepseek-v4.1'):
-        assert ReasoningParserManager.get(name) is DeepSeekV4ReasoningParser
+        assert ReasoningParserManager.get(name) is DeepSeekV41ReasoningParser
+        assert issubclass(DeepSeekV41ReasoningParser, DeepSeekV4ReasoningParser)
     assert DeepSeekV41ToolParser.get_tool_open_tag() == '\n\n<\uff5cDSML\uff5c calls>'
     assert DeepSeekV41ToolParser.get_tool_close_tag() == '</\uff5cDSML\uff5c calls>'
     assert DeepSeekV41ToolParser._family_markers()[:2] == ('<\uff5cDSML\uff5c invoke', '<\uff5cDSML\uff5c parameter')
@@ -165,8 +170,13 @@ def test_stream_token_by_token(case: Case, make_parser: Any, deepseek_tokenizer:
     assert stream_key(case, make_parser, chunks, flush=True) == case.expected
 
 
-def test_reasoning_defaults_follow_v4(make_parser: Any) -> None:
-    # The switches are V4's: without one, output starts as content.
+def test_reasoning_defaults_follow_vllms_v41_renderer(make_parser: Any) -> None:
+    # Without a switch V4.1 thinks (vLLM's V4.1 renderer and parser); reasoning_effort="none" turns it off.
+    text = 'Plan.</think>Hi.' + blk(inv('get_time'))
+    case = replace(EXTRA[0], text=text, content='Hi.', reasoning_content='Plan.', calls=[('get_time', '{}')],
+                   request={})
+    check_complete(case, make_parser)
     text = 'Hi.' + blk(inv('get_time'))
-    case = replace(EXTRA[0], text=text, content='Hi.', reasoning_content=None, calls=[('get_time', '{}')], request={})
+    case = replace(case, text=text, reasoning_content=None,
+                   request={'chat_template_kwargs': {'thinking': True, 'reasoning_effort': 'none'}})
     check_complete(case, make_parser)

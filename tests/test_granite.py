@@ -20,6 +20,7 @@ from lmparse import (
     ReasoningParserManager,
     ToolParserManager,
 )
+from lmparse.dialects.granite import GraniteThinkingReasoningParser
 from tests import catalogue
 from tests.streaming import case_checks, fixed_chunks, run_case, stream_flagged, tool_deltas
 
@@ -106,7 +107,7 @@ CASES = [
     Case('granite4-two', '<tool_call>' + env('get_time', '{}') + '</tool_call>\n<tool_call>' + env('search', '{}')
          + '</tool_call>', None, None, [('get_time', '{}'), ('search', '{}')], None, 'granite4'),
     Case('granite-thinking', '<think>plan</think>\nAnswer <tool_call>' + env('get_time', '{}') + '</tool_call>',
-         '\nAnswer ', 'plan', [('get_time', '{}')], 'granite_thinking_parser', 'granite4'),
+         'Answer ', 'plan', [('get_time', '{}')], 'granite_thinking_parser', 'granite4'),
     # Granite-20B-FunctionCalling: '<function_call> ' + JSON per call, no close tag
     Case('g20b-one', FC + ' ' + env('get_weather', W), None, None, [('get_weather', W)], None, 'granite-20b-fc'),
     Case('g20b-two', FC + ' ' + env('get_time', '{}') + FC + ' ' + env('search', '{"query": "q"}'), None, None,
@@ -121,7 +122,7 @@ CASES = [
     Case('g20b-plain', 'The weather is fine.', 'The weather is fine.', None, [], None, 'granite-20b-fc'),
     # Granite 4.2 thinking: <think> reasoning, Nemotron V3 / Qwen3-Coder XML calls
     Case('granite42-xml', 'plan</think>\n\nChecking.\n<tool_call>\n<function=search>\n<parameter=query>\nq\n'
-         '</parameter>\n</function>\n</tool_call>', '\n\nChecking.\n', 'plan', [('search', '{"query": "q"}')],
+         '</parameter>\n</function>\n</tool_call>', 'Checking.\n', 'plan', [('search', '{"query": "q"}')],
          'granite_thinking_parser', 'qwen3coder'),
     Case('hermes', '<tool_call>' + env('search', '{"query": "q"}') + '</tool_call>', None, None,
          [('search', '{"query": "q"}')], None, 'hermes'),
@@ -157,7 +158,8 @@ def test_registration(make_parser: Any) -> None:
     assert ToolParserManager.get('granite') is GraniteToolParser
     assert ToolParserManager.get('granite-20b-fc') is Granite20bFcToolParser
     assert ReasoningParserManager.get('granite') is GraniteReasoningParser
-    assert ReasoningParserManager.get('granite_thinking_parser') is ReasoningParser
+    assert ReasoningParserManager.get('granite_thinking_parser') is GraniteThinkingReasoningParser
+    assert issubclass(GraniteThinkingReasoningParser, ReasoningParser)
     for name in ('hermes', 'qwen3_json', 'granite4'):
         assert ToolParserManager.get(name) is HermesToolParser
     assert ToolParserManager.get('qwen25') is Qwen3ToolParser

@@ -32,8 +32,9 @@ Syntax sources:
 - V4.1 writes the V4 grammar with a space after the DSML token in every tag
   (``<｜DSML｜ calls>``, ``<｜DSML｜ invoke name="X">``): vLLM 0.33's
   ``vllm/parser/deepseek_v41.py`` and SGLang 0.5.23's ``deepseekv41_detector.py``
-  (both: "the leading space ... is intentional"). Its reasoning is V4's (both
-  engines reuse V4's), so the V4 reasoning parser also answers to those names.
+  (both: "the leading space ... is intentional"). Its reasoning tags are V4's; it
+  thinks unless switched off (vLLM renders V4.1 prompts in thinking mode when the
+  request sets no switch, and in chat mode for ``reasoning_effort="none"``).
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from lmparse.tools.sections import SectionToolParser
 
 __all__ = ['DeepSeekV31ReasoningParser', 'DeepSeekV31ToolParser', 'DeepSeekV3ReasoningParser',
            'DeepSeekV3ToolParser', 'DeepSeekV32ReasoningParser', 'DeepSeekV32ToolParser',
-           'DeepSeekV41ToolParser', 'DeepSeekV4ReasoningParser', 'DeepSeekV4ToolParser']
+           'DeepSeekV41ReasoningParser', 'DeepSeekV41ToolParser', 'DeepSeekV4ReasoningParser', 'DeepSeekV4ToolParser']
 
 
 @ToolParserManager.register_module(['deepseek-v3', 'deepseek_v3', 'deepseekv3'])
@@ -149,7 +150,24 @@ class DeepSeekV32ReasoningParser(ReasoningParser):
     thinking_switches = ('thinking', 'enable_thinking')
 
 
-@ReasoningParserManager.register_module(['deepseek-v4', 'deepseek_v4', 'deepseek-v41', 'deepseek_v41',
-                                         'deepseek-v4.1'])
+@ReasoningParserManager.register_module(['deepseek-v4', 'deepseek_v4'])
 class DeepSeekV4ReasoningParser(DeepSeekV32ReasoningParser):
-    """V4 / V4.1 thinking mode: the same switches and tags as V3.2."""
+    """V4 thinking mode: the same switches and tags as V3.2."""
+
+
+@ReasoningParserManager.register_module(['deepseek-v41', 'deepseek_v41', 'deepseek-v4.1'])
+class DeepSeekV41ReasoningParser(DeepSeekV4ReasoningParser):
+    """``<think>`` … ``</think>``, starts in reasoning unless a switch is off or ``reasoning_effort="none"``.
+
+    Starts in reasoning when the request sets neither ``thinking`` nor ``enable_thinking``. vLLM 0.33 renders V4.1 prompts itself (``vllm/tokenizers/deepseek_v41.py``: thinking mode when
+    the request sets neither switch, chat mode for ``reasoning_effort="none"``) and its
+    ``deepseek_v41`` parser starts accordingly (``vllm/parser/deepseek_v4.py``).
+    """
+
+    def starts_in_reasoning_mode(self) -> bool:
+        kwargs = self.kwargs
+        if kwargs.get('reasoning_effort') == 'none':
+            return False
+        if 'thinking' not in kwargs and 'enable_thinking' not in kwargs:
+            return True
+        return bool(kwargs.get('thinking') or kwargs.get('enable_thinking'))

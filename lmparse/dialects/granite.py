@@ -29,10 +29,14 @@ Syntax:
   ``vllm/reasoning/granite_thinking_engine_reasoning_parser.py``, registered as
   ``granite_thinking_parser`` in vLLM's and SGLang's reasoning names):
   ``<think>`` ... ``</think>``, starting in reasoning unless ``enable_thinking``
-  is False: an alias of the ``default`` reasoning parser. Its tool calls are the
-  Nemotron V3 / Qwen3-Coder XML format (``qwen3coder``). vLLM also strips the
-  newlines the template writes after ``</think>`` from the start of the
-  content; lmparse keeps them (it never drops text the model wrote).
+  is False: the ``default`` reasoning protocol. Its tool calls are the
+  Nemotron V3 / Qwen3-Coder XML format (``qwen3coder``). The template writes
+  ``\n</think>\n``, so the content's first character is the template's
+  newline: the newlines right after ``</think>`` are dropped from the start of
+  the content, as vLLM's parser does (``content_lead_strip``). As in vLLM's
+  Nemotron V3 parser it inherits, a complete response with nothing after the
+  reasoning answers with its reasoning as content when the request sets
+  ``force_nonempty_content=True`` or ``enable_thinking=False``.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 
-__all__ = ['Granite20bFcToolParser', 'GraniteReasoningParser', 'GraniteToolParser']
+__all__ = ['Granite20bFcToolParser', 'GraniteReasoningParser', 'GraniteThinkingReasoningParser', 'GraniteToolParser']
 
 
 @ToolParserManager.register_module('granite')
@@ -72,5 +76,9 @@ class GraniteReasoningParser(ReasoningParser):
     open_tag_in_prompt = False
 
 
-# Granite 4.2 thinking: the <think> protocol of the default reasoning parser.
-ReasoningParserManager.register_module('granite_thinking_parser', module=ReasoningParser)
+@ReasoningParserManager.register_module('granite_thinking_parser')
+class GraniteThinkingReasoningParser(ReasoningParser):
+    """``<think>`` … ``</think>``, starts in reasoning; the template's newlines after ``</think>`` are dropped."""
+
+    content_lead_strip = '\n'
+    reasoning_as_missing_content = True

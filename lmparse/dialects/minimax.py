@@ -114,3 +114,6 @@ class MiniMaxM3ReasoningParser(ReasoningParser):
     # The template prefills <mm:think> only for thinking_mode="enabled"; otherwise
     # an adaptive reply that thinks opens the tag itself.
     thinking_values = (('thinking_mode', 'enabled'),)
+    # M3 may start a reply with a stray </mm:think> (vLLM's minimax_m3_reasoning_parser.py drops
+    # that first one only; a later unmatched one stays content).
+    drop_leading_close_tag = True

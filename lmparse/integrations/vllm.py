@@ -66,7 +66,7 @@ from typing import Any
 import lmparse
 from lmparse.registry import needs_tokenizer
 from lmparse.integrations.vllm_types import DeltaBuilder
-from lmparse.token_ids import reasoning_token_count
+from lmparse.token_ids import ReasoningTagIds
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -275,7 +275,7 @@ class _Stream:
     """One lmparse response parser for one request, built on first use; fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
-                 'keep_undeclared')
+                 'keep_undeclared', 'fed', 'last_ids', 'last_delta')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
                  chat_template_kwargs: Any, keep_undeclared: bool = False) -> None:
@@ -290,6 +290,10 @@ class _Stream:
         self.finished = False
         # Tool calls of the last complete parse (non-streaming), read by the linked tool parser.
         self.complete_calls: list[Any] | None = None
+        # Characters fed so far, and the last chunk's ids and delta (the reasoning parser's token helpers).
+        self.fed = 0
+        self.last_ids: Any = None
+        self.last_delta: DeltaMessage | None = None
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool)
@@ -305,7 +309,10 @@ class _Stream:
         parser = self.parser
         if parser is None:
             parser = self.parser = self.new_parser()
-        return _DELTAS.feed(parser, text, token_ids)
+        self.fed += len(text)
+        self.last_ids = token_ids
+        delta = self.last_delta = _DELTAS.feed(parser, text, token_ids)
+        return delta
 
     def finish(self) -> DeltaMessage | None:
         """Release what lmparse still holds (final=True), once."""
@@ -317,6 +324,13 @@ class _Stream:
     @property
     def in_reasoning(self) -> bool:
         return self.parser is not None and self.parser.mode == 'reasoning'
+
+    @property
+    def reasoning_over(self) -> bool:
+        """Past the reasoning phase: out of reasoning with some text settled (a leading close tag
+        dropped, content emitted), not only holding what may still open reasoning."""
+        parser = self.parser
+        return parser is not None and parser.mode != 'reasoning' and self.fed > len(parser._pending)
 
     def parse_complete(self, text: str) -> tuple[str | None, list[Any] | None, str | None]:
         return self.new_parser().parse_complete(text)
@@ -340,6 +354,47 @@ def _special_tokens(tokenizer: Any) -> set[str]:
     return found
 
 
+# (id(tokenizer), tags) -> (tokenizer, ReasoningTagIds): encoding the tags per request would cost more
+# than the request's parsing. Entries hold the tokenizer itself, checked on every read.
+_tag_ids_cache: dict[tuple[int, str | None, str | None, str | None], tuple[Any, ReasoningTagIds]] = {}
+
+
+def _encoded(tokenizer: Any, tag: str) -> list[int] | None:
+    encode = getattr(tokenizer, 'encode', None)
+    if encode is None:
+        return None
+    try:
+        try:
+            return list(encode(tag, add_special_tokens=False))
+        except TypeError:  # an encode without that keyword
+            return list(encode(tag))
+    except Exception:  # an encode that cannot take this text alone: the vocab entry only
+        return None
+
+
+def _reasoning_tag_ids(tokenizer: Any, open_token: str | None, open_tag: str | None,
+                       close_tag: str | None) -> ReasoningTagIds:
+    """The reasoning tags as token-id sequences: each tag's vocab entry and what it encodes to."""
+    key = (id(tokenizer), open_token, open_tag, close_tag)
+    entry = _tag_ids_cache.get(key)
+    if entry is not None and entry[0] is tokenizer:
+        return entry[1]
+    vocab = tokenizer.get_vocab() if tokenizer is not None and hasattr(tokenizer, 'get_vocab') else {}
+    seqs: list[list[list[int]]] = [[], []]
+    for kind, tags in ((0, (open_token, open_tag)), (1, (close_tag,))):
+        for tag in dict.fromkeys(t for t in tags if t):
+            if isinstance(vocab.get(tag), int):
+                seqs[kind].append([vocab[tag]])
+            ids = _encoded(tokenizer, tag) if tokenizer is not None else None
+            if ids and all(isinstance(i, int) for i in ids):
+                seqs[kind].append(ids)
+    tag_ids = ReasoningTagIds(seqs[0], seqs[1])
+    if len(_tag_ids_cache) > 64:
+        _tag_ids_cache.clear()
+    _tag_ids_cache[key] = (tokenizer, tag_ids)
+    return tag_ids
+
+
 class LmparseReasoningParser(VllmReasoningParser):
     """vLLM ReasoningParser backed by lmparse; concrete classes set ``lmparse_reasoning``."""
 
@@ -360,9 +415,8 @@ class LmparseReasoningParser(VllmReasoningParser):
         rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
         self._open_tag = rcls.reasoning_open_token or rcls.get_reasoning_open_tag()
         self._close_tag = rcls.get_reasoning_close_tag()
-        vocab = tokenizer.get_vocab() if tokenizer is not None else {}
-        self._open_id: int | None = vocab.get(self._open_tag)
-        self._close_id: int | None = vocab.get(self._close_tag)
+        self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
+        self._inside: bool | None = None  # _starts_in_reasoning, once
         _offer.reasoning = self
 
     # -- linking (see the module docstring) --
@@ -390,37 +444,72 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._touched = True
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-        """True when the last reasoning marker in ``input_ids`` is the close tag (single-token tags only)."""
+        """True when the last reasoning tag in ``input_ids`` is the close tag (each tag as its vocab
+        entry or as the ids it encodes to: MiniMax M3's ``</mm:think>`` may come as several tokens)."""
         self._touched = True
-        open_id, close_id = self._open_id, self._close_id
-        if close_id is None:
-            return False
-        for i in reversed(input_ids):
-            if i == close_id:
-                return True
-            if i == open_id:
-                return False
-        return False
+        return self._tags.last(input_ids)[0] == 2
 
     def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
-        return self._close_id is not None and self._close_id in delta_ids
+        """Once this parser has streamed text: whether the stream is past reasoning (content began, or
+        the close tag or a leading stray one was read). Else (vLLM's structured-output reasoner, fed
+        ids only) whether a close tag ends in ``delta_ids`` (one begun in the ids before counts)."""
+        stream = self._stream
+        if stream.fed:
+            return stream.reasoning_over
+        tags = self._tags
+        if not tags.has_close:
+            return False
+        n = len(delta_ids)
+        return n > 0 and tags.close_in_tail(input_ids, n + tags.longest_close - 1)
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
-        close_id = self._close_id
-        if close_id is None or close_id not in input_ids:
+        """The content ids of ``input_ids``: those after the last close tag; with no tag, all of them
+        when output starts as content, none when it starts in reasoning. The chunk this parser
+        just streamed: the ids its content decodes from (a close tag split over tokens is not content)."""
+        stream = self._stream
+        if stream.fed and stream.last_ids is not None and stream.reasoning_over and (
+                stream.last_ids is input_ids or list(stream.last_ids) == list(input_ids)):
+            found = self._streamed_content_ids(list(input_ids), stream.last_delta)
+            if found is not None:
+                return found
+        kind, end = self._tags.last(input_ids)
+        if kind == 2:
+            return list(input_ids[end:])
+        if kind == 1 or self._starts_in_reasoning():
             return []
-        return input_ids[len(input_ids) - input_ids[::-1].index(close_id):]
+        return list(input_ids)
+
+    def _streamed_content_ids(self, ids: list[int], delta: DeltaMessage | None) -> list[int] | None:
+        content = delta.content if delta is not None else None
+        if not content:
+            return []
+        decode = getattr(self.model_tokenizer, 'decode', None)
+        if decode is None:
+            return None
+        for k in range(len(ids), -1, -1):  # the shortest suffix that decodes to the content
+            try:
+                text = decode(ids[k:])
+            except Exception:  # a tokenizer that cannot decode these ids alone
+                return None
+            if text == content:
+                return ids[k:]
+            if len(text) > len(content):
+                break
+        return None
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
-        """Tokens between the reasoning tags (single-token tags; generation may start inside reasoning)."""
-        if self._close_id is None:
+        """Tokens between the reasoning tags, the tags' own not counted (generation may start inside reasoning)."""
+        if not self._tags.has_close:
             return 0
-        return reasoning_token_count(token_ids, self._open_id, self._close_id, self._starts_in_reasoning())
+        return self._tags.count_inside(token_ids, self._starts_in_reasoning())
 
     def _starts_in_reasoning(self) -> bool:
-        rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
-        ctk = self._chat_template_kwargs if isinstance(self._chat_template_kwargs, dict) else {}
-        return bool(rcls(**ctk).starts_in_reasoning_mode())
+        inside = self._inside
+        if inside is None:
+            rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+            ctk = self._chat_template_kwargs if isinstance(self._chat_template_kwargs, dict) else {}
+            inside = self._inside = bool(rcls(**ctk).starts_in_reasoning_mode()) and ctk.get('enable_thinking') is not False
+        return inside
 
     # -- request --
 
