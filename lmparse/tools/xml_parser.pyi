@@ -27,6 +27,7 @@ class XmlToolParser(ToolParser):
     function_close_prefixes: ClassVar[tuple[str, ...] | None]
     arg_value_close_prefixes: ClassVar[tuple[str, ...] | None]
     strip_value_newlines: ClassVar[bool]
+    quoted_numbers: ClassVar[bool]
     _func_name: str | None
     _arg_name: str | None
     @property
