@@ -36,8 +36,8 @@ from lmparse.tools.xml_grammar cimport (
     XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
-    _after_newline, _before_newline, _end_at, _ends_with_prefix, _find_any, _find_char, _follows, _json_body,
-    _match_len, _null_scan,
+    _after_newline, _before_newline, _check_pos, _drifted_close, _end_at, _ends_with_prefix, _find_any, _find_char,
+    _json_body, _match_len, _null_scan,
 )
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
@@ -64,12 +64,6 @@ cdef inline object _step_name(str text, XmlStep *st):
     return PyUnicode_Substring(text, st.name_start, st.name_end)
 
 
-cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
-    if not 0 <= pos <= PyUnicode_GET_LENGTH(payload):
-        raise ValueError(f'position {pos} is outside the payload (length {PyUnicode_GET_LENGTH(payload)})')
-    return 0
-
-
 cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
     """The next offset from ``pos`` where a value end marker may start, or -1."""
     if e.lead:
@@ -77,67 +71,19 @@ cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssiz
     return _find_any(text, pos, size, e.leads)
 
 
-# Name characters a drifted close tag may carry after the close tag's stem.
-cdef enum:
-    _DRIFT_MAX = 32
-
-
-cdef inline bint _drift_char(Py_UCS4 ch) noexcept:
-    return u'a' <= ch <= u'z' or u'A' <= ch <= u'Z' or u'0' <= ch <= u'9' or ch == u'_' or ch == u'-'
-
-
-cdef int _drifted_close(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final,
-                        Py_ssize_t *length) noexcept:
-    """A close tag the model let drift at ``at`` ('</parameter1>', '</parameter_x>', a bare
-    '</parameter'): the close tag without its '>', up to _DRIFT_MAX name characters, an
-    optional '>', confirmed by what follows as the close tag is (no whitespace run alone
-    confirms it). 1 yes (``length`` set), -1 not known yet, 0 no. SGLang's qwen3_coder
-    detector drops such a marker (test_qwen3_coder_detector.py, MalformedParameterEnd)."""
-    cdef str close = e.close
-    cdef Py_ssize_t stem = PyUnicode_GET_LENGTH(close) - 1, k, p, names
-    cdef int kind, r
-    cdef void *data
-    k = _match_len(text, at, size, close)
-    if k != stem:  # not the stem (a partial one is held by the close tag's rule), or the exact close tag
-        return 0
-    kind = PyUnicode_KIND(text)
-    data = PyUnicode_DATA(text)
-    p = at + stem
-    names = 0
-    while p < size and _drift_char(PyUnicode_READ(kind, data, p)):
-        if names == _DRIFT_MAX:
-            return 0
-        p += 1
-        names += 1
-    if p == size:
-        if not final:
-            return -1
-        length[0] = p - at  # the end of the output confirms it
-        return 1
-    if PyUnicode_READ(kind, data, p) == u'>':
-        p += 1
-    r = _follows(text, p, size, final, e.block, e.close_follow, False)
-    if r > 0:
-        length[0] = p - at
-    return r
-
-
 cdef inline int _value_end_at(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final, bint hold_all,
                               tuple prefixes, Py_ssize_t *length) noexcept:
-    """What starts at ``at`` inside a value (VE_*; the rule is in the module docs);
-    ``length``: the close tag's length at VE_CLOSE."""
+    """What starts at ``at`` inside a value (VE_*, the rule in the module docs); ``length``: the close tag's."""
     cdef bint partial = False
     cdef int r
     length[0] = PyUnicode_GET_LENGTH(e.close) if e.close is not None else 0
     if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
         return VE_CLOSE
     r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
+    if r == 0 and e.drift:
+        r = _drifted_close(text, at, size, final, e.close, e.function_close, e.block, e.close_follow, length)
     if r != 0:
         return VE_CLOSE if r > 0 else VE_MORE
-    if e.drift:
-        r = _drifted_close(e, text, at, size, final, length)
-        if r != 0:
-            return VE_CLOSE if r > 0 else VE_MORE
     if partial and not hold_all:
         partial = _ends_with_prefix(text, at, size, prefixes)
     r = _end_at(text, at, size, final, e.function_close, e.block, e.fc_follow, False, &partial)
@@ -186,8 +132,7 @@ cdef class XmlToolParser(ToolParser):
     arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
-    # A number-typed (or integer-typed) value written as a JSON string holding
-    # one JSON number ('"42"') is that number; False: the string as written.
+    # '"42"' (a JSON string holding one JSON number) typed number / integer is 42.
     quoted_numbers = False
 
     def __cinit__(self, *args, **kwargs):
@@ -574,9 +519,8 @@ cdef class XmlToolParser(ToolParser):
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
         """More of the current value from ``pos``: up to its end (then PH_ARG_START) or what may be one."""
         cdef ValueEnds e = self._ends
-        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size
+        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size, close_len = 0
         cdef int ends = VE_TEXT
-        cdef Py_ssize_t close_len = 0
         while at >= 0:
             ends = _value_end_at(e, text, at, size, final, self._hold_all_value_prefixes, self._value_prefixes,
                                  &close_len)
