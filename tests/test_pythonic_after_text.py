@@ -159,3 +159,22 @@ def test_declaration_needs_the_bare_opener() -> None:
 
     with pytest.raises(TypeError, match='bare_calls_after_text'):
         Tagged()
+
+
+# ---- real Llama 3 token streams (Llama 3.2 writes pythonic lists) ------------------------
+
+
+@pytest.fixture(scope='module')
+def llama_tokenizer() -> Any:
+    from tests.llama_tokenizer import load
+    return load()
+
+
+@pytest.mark.parametrize('case', AFTER_TEXT, ids=[c[0] for c in AFTER_TEXT])
+def test_token_by_token(make_parser: Any, llama_tokenizer: Any, case: tuple[str, str, str | None, Calls]) -> None:
+    from tests.streaming import reconstruct, stream_flagged, token_chunks
+    _, text, content, calls = case
+    chunks = token_chunks(llama_tokenizer, text)
+    for flush in (False, True):
+        parser = make_parser(None, TOOL)
+        assert reconstruct(parser, stream_flagged(parser, chunks, flush=flush)).key() == (content, None, calls)

@@ -162,3 +162,17 @@ def test_grammar_declares_the_drift() -> None:
     from lmparse import ToolParserManager
     ends = ToolParserManager.get('qwen3coder')._xml_grammar().value_ends
     assert ends.drift and ends.close == '</parameter>'
+
+
+TOKEN_CASES = [coder('Lima\n' + m) for m in DRIFTED] + [coder(v + '\n</parameter>') for v in KEPT]
+
+
+@pytest.mark.parametrize('text', TOKEN_CASES)
+def test_qwen_token_stream_with_ids(text: str, qwen_tokenizer: Any) -> None:
+    """Token by token with the ids the engine passes, as a Qwen3-Coder model's output arrives."""
+    from tests.streaming import token_chunks
+    want = complete(parser('qwen3coder'), text).key()
+    assert want[2] and want[2][0][1].endswith('"days": 3}')
+    chunks = token_chunks(qwen_tokenizer, text)
+    for flush in (False, True):
+        assert run_case(parser('qwen3coder'), chunks, flush=flush) == want
