@@ -11,7 +11,7 @@ from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.xml_parser import XmlToolParser
 
-__all__ = ['Glm47ToolParser']
+__all__ = ['Glm47ToolParser', 'GlmQuotedNumbersToolParser']
 
 
 @ToolParserManager.register_module(['glm47', 'glm45', 'glm'])
@@ -26,6 +26,22 @@ class Glm47ToolParser(XmlToolParser):
     value_open = '<arg_value>'
     arg_value_close_tag = '</arg_value>'
     structural_tag_model = 'glm_4_7'
+
+
+@ToolParserManager.register_module('glm_quoted_numbers')
+class GlmQuotedNumbersToolParser(Glm47ToolParser):
+    """``glm47`` reading a quoted number for a number-typed parameter as that number.
+
+    SGLang's ``glm4_moe_detector.py`` / ``glm47_moe_detector.py``
+    (``parse_arguments``; its test ``test_schema_type_coercion``) read
+    ``<arg_value>"42"</arg_value>`` for a parameter typed number as 42; the
+    SGLang plugin maps SGLang's ``glm`` / ``glm45`` / ``glm47`` here. LMDeploy's
+    ``glm47`` parser (lmparse's ``glm47``, the oracle lane) keeps the string
+    ``"42"`` as written. Integer-typed parameters take a quoted integer too;
+    only a string that is exactly one JSON number counts (``" 42"`` stays a string).
+    """
+
+    quoted_numbers = True
 
 
 # vLLM's ``glm45`` / ``glm47`` and SGLang's ``glm45`` reasoning: ``<think>`` … ``</think>``, in reasoning

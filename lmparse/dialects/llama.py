@@ -22,7 +22,8 @@ from lmparse.registry import ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.pythonic import PythonicToolParser
 
-__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser', 'Llama4JsonToolParser', 'PythonicCallsToolParser']
+__all__ = ['Llama3JsonToolParser', 'Llama3LenientJsonToolParser', 'Llama4JsonToolParser', 'PythonicCallsToolParser',
+           'PythonicAfterTextToolParser']
 
 
 @ToolParserManager.register_module('llama3')
@@ -84,3 +85,19 @@ class PythonicCallsToolParser(PythonicToolParser):
     tool_open_tag = '<|python_start|>'
     tool_close_tag = '<|python_end|>'
     bare_call_open = '['
+
+
+@ToolParserManager.register_module('pythonic_after_text')
+class PythonicAfterTextToolParser(PythonicCallsToolParser):
+    """``pythonic`` that also reads a call list after text: ``Checking. [get_weather(city='Oslo')]``.
+
+    SGLang's pythonic detector (``pythonic_detector.py``; its tests
+    ``test_tool_call_with_leading_text`` / ``test_streaming_text_then_tool_call``)
+    finds the list anywhere in the output, and the SGLang plugin maps SGLang's
+    ``pythonic`` here. A ``[`` after text opens a list only when ``NAME(``
+    follows it with NAME an offered tool (held until that is decided; a
+    markdown link or a JSON array is content). vLLM's ``pythonic`` parser reads
+    the list only at the start of the output, as lmparse's ``pythonic`` does.
+    """
+
+    bare_calls_after_text = True

@@ -96,9 +96,12 @@ PREFIX = 'lmparse-'
 _classes: dict[str, tuple[dict[str, type], dict[str, type]]] = {}
 
 # SGLang names whose format is an lmparse dialect of another name (replace mode): SGLang's llama3
-# (Llama32Detector) also reads a bare JSON call, lmparse's llama3_json. (Its deepseek-r1 is registered
-# in lmparse's own registry, lmparse.reasoning.)
-SGLANG_TOOL_NAMES = {'llama3': 'llama3_json'}
+# (Llama32Detector) also reads a bare JSON call, lmparse's llama3_json; its pythonic reads a call list
+# after text too, lmparse's pythonic_after_text; its GLM detectors read a quoted number typed number as
+# that number, lmparse's glm_quoted_numbers. (Its deepseek-r1 is registered in lmparse's own registry,
+# lmparse.reasoning.)
+SGLANG_TOOL_NAMES = {'llama3': 'llama3_json', 'pythonic': 'pythonic_after_text', 'glm': 'glm_quoted_numbers',
+                     'glm45': 'glm_quoted_numbers', 'glm47': 'glm_quoted_numbers'}
 SGLANG_REASONING_NAMES: dict[str, str] = {}
 
 

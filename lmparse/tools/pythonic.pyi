@@ -15,12 +15,15 @@ class PythonicToolParser(ToolParser):
     list written without them at the start of the response, ``bare_call_open = '['``.
     ``call_list_brackets = False``: calls without ``[`` ``]``, separated by
     commas or whitespace, ended by the close tag; ``json_literals``: ``true`` /
-    ``false`` / ``null`` are JSON values too.
+    ``false`` / ``null`` are JSON values too; ``bare_calls_after_text``: a bare
+    list may also start at a ``[`` after text (confirmed by ``[NAME(`` with NAME
+    an offered tool; held while undecided, content when refuted).
     """
 
     tool_open_tag: ClassVar[str | None]
     tool_close_tag: ClassVar[str | None]
     call_list_brackets: ClassVar[bool]
     json_literals: ClassVar[bool]
+    bare_calls_after_text: ClassVar[bool]
     @property
     def _state_name(self) -> str: ...

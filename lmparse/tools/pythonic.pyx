@@ -8,7 +8,9 @@ with a cursor scanner and no ``ast``/``eval``.
 
 Where a call list is: after the dialect's open tag (Llama 4's
 ``<|python_start|>``, the list then ends at ``<|python_end|>``), or, with
-``bare_call_open = '['``, at the start of the response (after whitespace).
+``bare_call_open = '['``, at the start of the response (after whitespace);
+with ``bare_calls_after_text`` too, at any ``[`` of the plain text (SGLang's
+pythonic detector reads a list after prose), confirmed the same way.
 With ``call_list_brackets = False`` the open tag holds the calls themselves,
 one after another (OLMo 3's ``<function_calls>f(a=1)\ng()</function_calls>``:
 separated by a comma or whitespace), and the close tag ends them; with
@@ -142,13 +144,16 @@ cdef class PythonicToolParser(ToolParser):
     ``call_list_brackets = False``: the block holds calls without ``[`` ``]``,
     separated by commas or whitespace (OLMo 3's lines), ended by the close
     tag. ``json_literals``: ``true`` / ``false`` / ``null`` are those JSON
-    values too (not strings of their text).
+    values too (not strings of their text). ``bare_calls_after_text``: a bare
+    list may also start after text, at any ``[`` (held while its head is
+    undecided, content when it is not ``[NAME(`` with NAME an offered tool).
     """
 
     tool_open_tag = None
     tool_close_tag = None
     call_list_brackets = True
     json_literals = False
+    bare_calls_after_text = False
 
     cdef int _state
     cdef list _stack  # open containers: kind | C_ITEMS
@@ -182,7 +187,9 @@ cdef class PythonicToolParser(ToolParser):
             if bare != '[':
                 raise TypeError(f"{type(self).__name__}.bare_call_open: the pythonic family takes None or '['")
             self._bare_open = bare
-            self._bare_at_start = True
+            self._bare_at_start = not cls.bare_calls_after_text
+        elif cls.bare_calls_after_text:
+            raise TypeError(f"{cls.__name__}.bare_calls_after_text needs bare_call_open = '['")
         self._stack = []
         self._frags = []
         self._tok.kind = 1

@@ -69,6 +69,9 @@ cdef class ValueEnds:
     cdef readonly tuple fc_follow
     cdef readonly tuple block_follow
     cdef readonly bint confirm_close
+    # a drifted close tag ('</parameter1>', a bare '</parameter') confirmed by what
+    # follows ends the value too (confirm_close and a close tag ending in '>')
+    cdef readonly bint drift
     # the first characters of the three markers; lead: that character when they share one, else 0
     cdef readonly str leads
     cdef Py_UCS4 lead
@@ -94,6 +97,7 @@ cdef class XmlGrammar:
     cdef readonly ValueEnds value_ends
     cdef readonly bint strip_newlines
     cdef readonly bint cdata_values
+    cdef readonly bint quoted_numbers
     # function_open when the dialect declares bare calls (bare_call_open) and no hook; else None
     cdef readonly str bare_open
     cdef int hooks

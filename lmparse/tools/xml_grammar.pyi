@@ -17,6 +17,10 @@ class ValueEnds:
     after ``function_close``, ``block_follow`` after the block's close tag.
     Otherwise the marker is value text. ``confirm_close`` False: a Python hook
     decides what follows a value, and the close tag ends it unconfirmed.
+    ``drift``: a drifted close tag (the close tag without its '>', up to 32
+    name characters, an optional '>': '</parameter1>', a bare '</parameter')
+    ends the value too when ``close_follow`` or the block's close tag confirms
+    it (whitespace alone does not); otherwise it is value text.
     """
 
     @property
@@ -27,6 +31,8 @@ class ValueEnds:
     def block(self) -> str | None: ...
     @property
     def close_follow(self) -> tuple[str, ...]: ...
+    @property
+    def drift(self) -> bool: ...
     @property
     def fc_follow(self) -> tuple[str, ...]: ...
     @property
@@ -64,6 +70,8 @@ class XmlGrammar:
     def value_close(self) -> str | None: ...
     @property
     def strip_newlines(self) -> bool: ...
+    @property
+    def quoted_numbers(self) -> bool: ...
     @property
     def value_ends(self) -> ValueEnds:
         """What ends a value in a block closed by the class's close tag."""

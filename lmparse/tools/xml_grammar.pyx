@@ -305,7 +305,7 @@ cdef class ValueEnds:
     """What ends a value in one kind of block, and what confirms each end (read-only)."""
 
     def __repr__(self):
-        fields = ('close', 'function_close', 'block', 'close_follow', 'fc_follow', 'block_follow', 'confirm_close')
+        fields = ('close', 'function_close', 'block', 'close_follow', 'fc_follow', 'block_follow', 'confirm_close', 'drift')
         return 'ValueEnds(' + ', '.join(f'{f}={getattr(self, f)!r}' for f in fields) + ')'
 
 
@@ -509,6 +509,7 @@ cdef ValueEnds _value_ends(ValueEnds base, object block):
     e.fc_follow = base.fc_follow
     e.block_follow = base.block_follow
     e.confirm_close = base.confirm_close
+    e.drift = base.drift
     e.leads = ''.join({m[0] for m in (e.close, e.function_close, block) if m})
     e.lead = e.leads[0] if len(e.leads) == 1 else 0
     return e
@@ -545,6 +546,7 @@ cdef XmlGrammar _build(type cls):
         g.value_prefixes = ()
     g.strip_newlines = bool(cls.strip_value_newlines)
     g.cdata_values = bool(getattr(cls, 'cdata_values', False))
+    g.quoted_numbers = bool(cls.quoted_numbers)
     for gone in ('value_end_tags', 'value_ends_at_function_close'):
         if getattr(cls, gone, None):
             raise TypeError(f'{cls.__name__}.{gone} is no longer a declaration: the family ends a value at its '
@@ -561,6 +563,7 @@ cdef XmlGrammar _build(type cls):
     e.confirm_close = g.arg_open is not None and not (g.hooks & (XH_ARG_START | XH_CALL_END))
     if e.block_follow[0] is None:
         e.block_follow = ()
+    e.drift = e.confirm_close and e.close is not None and len(e.close) > 3 and e.close.endswith('>')
     g.value_ends = _value_ends(e, _declared_tag(cls, 'get_tool_close_tag', 'tool_close_tag'))
     bare = cls.bare_call_open
     if bare is not None and (bare != g.function_open or not bare or g.function_name_end is None):
@@ -575,8 +578,8 @@ cdef XmlGrammar _build(type cls):
 cdef tuple _BASIS_NAMES = (
     'function_open', 'function_name_end', 'arg_open', 'arg_name_end', 'value_open', 'function_close',
     'multiple_calls', 'function_open_prefixes', 'arg_open_prefixes', 'function_close_prefixes',
-    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'cdata_values', 'value_end_tags',
-    'value_ends_at_function_close', 'bare_call_open', 'tool_open_tag', 'get_tool_open_tag', 'tool_close_tag',
+    'arg_value_close_tag', 'arg_value_close_prefixes', 'strip_value_newlines', 'cdata_values', 'quoted_numbers',
+    'value_end_tags', 'value_ends_at_function_close', 'bare_call_open', 'tool_open_tag', 'get_tool_open_tag', 'tool_close_tag',
     'get_tool_close_tag') + _XML_HOOK_NAMES
 
 # class -> XmlGrammar, keyed by the class object. A compiled class's entry is

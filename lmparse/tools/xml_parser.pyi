@@ -28,6 +28,7 @@ class XmlToolParser(ToolParser):
     arg_value_close_prefixes: ClassVar[tuple[str, ...] | None]
     strip_value_newlines: ClassVar[bool]
     cdata_values: ClassVar[bool]
+    quoted_numbers: ClassVar[bool]
     _func_name: str | None
     _arg_name: str | None
     @property

@@ -36,7 +36,8 @@ from lmparse.tools.xml_grammar cimport (
     XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
-    _after_newline, _before_newline, _cdata_inner, _end_at, _ends_with_prefix, _find_any, _find_char, _held_lead,
+    _after_newline, _before_newline, _cdata_inner, _check_pos, _drifted_close, _end_at, _ends_with_prefix,
+    _find_any, _find_char, _held_lead,
     _json_body, _match_len, _null_scan,
 )
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
@@ -64,12 +65,6 @@ cdef inline object _step_name(str text, XmlStep *st):
     return PyUnicode_Substring(text, st.name_start, st.name_end)
 
 
-cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
-    if not 0 <= pos <= PyUnicode_GET_LENGTH(payload):
-        raise ValueError(f'position {pos} is outside the payload (length {PyUnicode_GET_LENGTH(payload)})')
-    return 0
-
-
 cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
     """The next offset from ``pos`` where a value end marker may start, or -1."""
     if e.lead:
@@ -78,13 +73,16 @@ cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssiz
 
 
 cdef inline int _value_end_at(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final, bint hold_all,
-                              tuple prefixes) noexcept:
-    """What starts at ``at`` inside a value (VE_*; the rule is in the module docs)."""
+                              tuple prefixes, Py_ssize_t *length) noexcept:
+    """What starts at ``at`` inside a value (VE_*, the rule in the module docs); ``length``: the close tag's."""
     cdef bint partial = False
     cdef int r
+    length[0] = PyUnicode_GET_LENGTH(e.close) if e.close is not None else 0
     if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
         return VE_CLOSE
     r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
+    if r == 0 and e.drift:
+        r = _drifted_close(text, at, size, final, e.close, e.function_close, e.block, e.close_follow, length)
     if r != 0:
         return VE_CLOSE if r > 0 else VE_MORE
     if partial and not hold_all:
@@ -136,6 +134,7 @@ cdef class XmlToolParser(ToolParser):
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
     cdata_values = False  # a value that is one <![CDATA[...]]> section is its inner text (held whole)
+    quoted_numbers = False  # '"42"' (a JSON string holding one JSON number) typed number / integer is 42
 
     def __cinit__(self, *args, **kwargs):
         cdef XmlGrammar g = grammar_for(type(self))
@@ -521,10 +520,11 @@ cdef class XmlToolParser(ToolParser):
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1:
         """More of the current value from ``pos``: up to its end (then PH_ARG_START) or what may be one."""
         cdef ValueEnds e = self._ends
-        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size
+        cdef Py_ssize_t at = _find_lead(e, text, pos, size), end = size, close_len = 0
         cdef int ends = VE_TEXT
         while at >= 0:
-            ends = _value_end_at(e, text, at, size, final, self._hold_all_value_prefixes, self._value_prefixes)
+            ends = _value_end_at(e, text, at, size, final, self._hold_all_value_prefixes, self._value_prefixes,
+                                 &close_len)
             if ends != VE_TEXT:
                 break
             at = _find_lead(e, text, at + 1, size)
@@ -535,7 +535,7 @@ cdef class XmlToolParser(ToolParser):
                 self.value_part(text, pos, at)
                 self.finish_arg()
             self._phase = PH_ARG_START
-            return at + PyUnicode_GET_LENGTH(self._value_close) if ends == VE_CLOSE else at
+            return at + close_len if ends == VE_CLOSE else at
         if at >= 0:
             end = at  # a possible end: hold it back
         self.value_part(text, pos, end)
@@ -638,7 +638,7 @@ cdef class XmlToolParser(ToolParser):
     cdef int put_converted(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``"key": `` and the JSON of the held value ``text[a:b]`` converted by the schema."""
         _cdata_inner(text, &a, &b, self._grammar.cdata_values)
-        out = held_value_json(text, a, b, self._arg_types)
+        out = held_value_json(text, a, b, self._arg_types, self._grammar.quoted_numbers)
         if out is None:  # the raw text as a JSON string
             self.put_key(True)
             if b > a:

@@ -29,6 +29,12 @@ cdef inline Py_ssize_t _before_newline(int kind, void *data, Py_ssize_t a, Py_ss
     if b - a >= 1 and PyUnicode_READ(kind, data, b - 1) == u'\n':
         return b - 1
     return b
+cdef inline int _check_pos(str payload, Py_ssize_t pos) except -1:
+    if not 0 <= pos <= PyUnicode_GET_LENGTH(payload):
+        raise ValueError(f'position {pos} is outside the payload (length {PyUnicode_GET_LENGTH(payload)})')
+    return 0
+
+
 cdef inline Py_ssize_t _find_char(str text, Py_ssize_t pos, Py_ssize_t size, Py_UCS4 ch) except -2:
     """``text.find(ch, pos, size)``; short spans (a token or so) are scanned in place."""
     cdef int kind
@@ -180,6 +186,53 @@ cdef inline int _end_at(str text, Py_ssize_t at, Py_ssize_t size, bint final, ob
     if at + k == size:
         partial[0] = True
     return 0
+
+
+# Name characters a drifted close tag may carry after the close tag's stem.
+cdef enum:
+    _DRIFT_MAX = 32
+
+
+cdef inline bint _drift_char(Py_UCS4 ch) noexcept:
+    return u'a' <= ch <= u'z' or u'A' <= ch <= u'Z' or u'0' <= ch <= u'9' or ch == u'_' or ch == u'-'
+
+
+cdef inline int _drifted_close(str text, Py_ssize_t at, Py_ssize_t size, bint final, str close,
+                               object function_close, object block, tuple follow, Py_ssize_t *length) noexcept:
+    """A close tag the model let drift at ``at`` ('</parameter1>', '</parameter_x>', a bare
+    '</parameter'): the close tag without its '>', up to _DRIFT_MAX name characters, an
+    optional '>', confirmed by ``block`` or one of ``follow`` as the close tag is (no whitespace run alone
+    confirms it). 1 yes (``length`` set), -1 not known yet, 0 no. SGLang's qwen3_coder
+    detector drops such a marker (test_qwen3_coder_detector.py, MalformedParameterEnd)."""
+    cdef Py_ssize_t stem = PyUnicode_GET_LENGTH(close) - 1, k, p, names
+    cdef int kind, r
+    cdef void *data
+    k = _match_len(text, at, size, close)
+    if k != stem:  # not the stem (a partial one is held by the close tag's rule), or the exact close tag
+        return 0
+    for tag in (function_close, block):  # a marker that starts like the stem is that marker
+        if tag is not None and _match_len(text, at, size, <str>tag) == PyUnicode_GET_LENGTH(tag):
+            return 0
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    p = at + stem
+    names = 0
+    while p < size and _drift_char(PyUnicode_READ(kind, data, p)):
+        if names == _DRIFT_MAX:
+            return 0
+        p += 1
+        names += 1
+    if p == size:
+        if not final:
+            return -1
+        length[0] = p - at  # the end of the output confirms it
+        return 1
+    if PyUnicode_READ(kind, data, p) == u'>':
+        p += 1
+    r = _follows(text, p, size, final, block, follow, False)
+    if r > 0:
+        length[0] = p - at
+    return r
 
 
 cdef inline Py_ssize_t _find_any(str text, Py_ssize_t pos, Py_ssize_t size, str chars) noexcept:

@@ -53,8 +53,9 @@ cdef bint is_json(str text) except -1:
     return True
 
 
-cdef tuple coerce_one(str raw, object schema_type):
-    """``(value, converted)``: ``raw`` as ``schema_type``; ``(raw, False)`` when it is not one."""
+cdef tuple coerce_one(str raw, object schema_type, bint quoted_numbers=False):
+    """``(value, converted)``: ``raw`` as ``schema_type``; ``(raw, False)`` when it is not one.
+    ``quoted_numbers``: a JSON string holding a number is that number for integer / number."""
     s = raw.strip()
     if schema_type is None or schema_type == 'string':
         if s.startswith('"'):
@@ -80,6 +81,11 @@ cdef tuple coerce_one(str raw, object schema_type):
         value = _loads(s)
     except (ValueError, RecursionError):
         return raw, False
+    if quoted_numbers and type(value) is str and (schema_type == 'integer' or schema_type == 'number'):
+        # A number the model quoted ('"42"' for a number-typed parameter) is that number, as
+        # SGLang's glm4_moe / glm47_moe detectors read it (parse_arguments / _convert_to_number).
+        # Only a string that is exactly one JSON number token counts: '" 42"', '"4_2"', '"NaN"' stay strings.
+        value = _number_in_string(value)
     if schema_type == 'integer':
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif schema_type == 'number':
@@ -91,12 +97,24 @@ cdef tuple coerce_one(str raw, object schema_type):
     return (value, True) if ok else (raw, False)
 
 
+cdef object _number_in_string(str text):
+    """The number ``text`` spells as one JSON number token, else ``text`` itself."""
+    cdef Py_ssize_t n = len(text)
+    cdef bint is_int
+    if n == 0 or _number_end(PyUnicode_KIND(text), PyUnicode_DATA(text), 0, n, &is_int) != n:
+        return text
+    try:
+        return _loads(text)
+    except ValueError:  # a float token that overflows a double
+        return text
+
+
 cdef bint _null_word(str stripped):
     lowered = stripped.lower()
     return lowered == 'null' or lowered == 'none'
 
 
-cdef object _coerce_arg(str raw, object types):
+cdef object _coerce_arg(str raw, object types, bint quoted_numbers=False):
     """Convert a complete held value; ``types`` is ``schema_types_c`` of its schema or None.
 
     The one rule for every schema: the literal ``null`` / ``None`` (either case,
@@ -114,7 +132,7 @@ cdef object _coerce_arg(str raw, object types):
     for schema_type in types:
         if schema_type == 'string' or schema_type == 'null':
             continue
-        value, ok = coerce_one(raw, schema_type)
+        value, ok = coerce_one(raw, schema_type, quoted_numbers)
         if ok:
             return value
     if 'string' in types:
@@ -173,9 +191,10 @@ def schema_types(schema, int depth=0):
     return schema_types_c(schema, depth)
 
 
-def coerce_value(str raw not None, schema_type=None):
-    """``raw`` converted to ``schema_type``; the original text when it is not one."""
-    return coerce_one(raw, schema_type)[0]
+def coerce_value(str raw not None, schema_type=None, bint quoted_numbers=False):
+    """``raw`` converted to ``schema_type``; the original text when it is not one.
+    ``quoted_numbers``: ``'"42"'`` is 42 for integer / number."""
+    return coerce_one(raw, schema_type, quoted_numbers)[0]
 
 
 
@@ -470,7 +489,7 @@ cdef int _ascii_word(int kind, void *data, Py_ssize_t a, Py_ssize_t b, str word)
     return 1 if equal else 0
 
 
-cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type):
+cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type, bint quoted_numbers=False):
     """``coerce_one(raw, schema_type)`` for the value whose stripped text is ``text[a:b]``:
     its value's JSON text when converted, ``_QUOTED`` when converted to the raw
     string itself, None when not converted (``raw`` stays), ``_FALLBACK`` when
@@ -507,6 +526,8 @@ cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type):
         return _FALLBACK if r < 0 else None
     if schema_type == 'integer' or schema_type == 'number':
         # Only a whole JSON number token loads as an int / float.
+        if first == u'"' and quoted_numbers:
+            return _FALLBACK  # a quoted number may be that number (coerce_one)
         if not (first == u'-' or u'0' <= first <= u'9'):
             return None
         end = _number_end(kind, data, a, b, &is_int)
@@ -532,7 +553,7 @@ cdef object _fast_one(str text, Py_ssize_t a, Py_ssize_t b, object schema_type):
     return None  # not a JSON type name
 
 
-cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
+cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types, bint quoted_numbers):
     """``json.dumps(_coerce_arg(raw, types), ensure_ascii=False)`` for ``raw = text[a:b]``:
     that JSON text, ``_QUOTED`` for ``json.dumps(raw)``, or None when not cheaply exact.
     """
@@ -564,7 +585,7 @@ cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
     for schema_type in <tuple>types:
         if schema_type == 'string' or schema_type == 'null':
             continue
-        out = _fast_one(text, a, b, schema_type)
+        out = _fast_one(text, a, b, schema_type, quoted_numbers)
         if out is _FALLBACK:
             return None
         if out is not None:
@@ -576,13 +597,13 @@ cdef object _fast_arg_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
 
 
 
-cdef str held_value_json(str text, Py_ssize_t a, Py_ssize_t b, object types):
+cdef str held_value_json(str text, Py_ssize_t a, Py_ssize_t b, object types, bint quoted_numbers=False):
     """``json.dumps(_coerce_arg(text[a:b], types), ensure_ascii=False)``, or None when
     that is the raw text as a JSON string (the caller escapes it without a copy).
     """
-    out = _fast_arg_json(text, a, b, types)
+    out = _fast_arg_json(text, a, b, types, quoted_numbers)
     if out is None:
-        return json.dumps(_coerce_arg(span(text, a, b), types), ensure_ascii=False)
+        return json.dumps(_coerce_arg(span(text, a, b), types, quoted_numbers), ensure_ascii=False)
     if out is _QUOTED:
         return None
     return <str>out

@@ -36,21 +36,10 @@ _K2_STRIP = ("SGLang's kimi_k2 tool detector deletes a stray Kimi marker (a sect
 _STRIPS_BEFORE_CALL = ("SGLang's non-streaming hermes / mistral / glm45 detectors strip the whitespace between the text and the "
                        "call; their streaming path keeps it (its own tests pin both). lmparse keeps the model's text "
                        "exactly, so one chunk and a stream give the same content")
-_PYTHONIC_AFTER_TEXT = ("SGLang's pythonic detector reads a [call(...)] list anywhere after text; lmparse's pythonic family "
-                        "reads it only where the output starts (a bracketed list later in prose stays text, as in vLLM's "
-                        "pythonic parser). Repro: parse_complete(\"Checking. [get_weather(city='Oslo')]\") gives no call. "
-                        'A family change (lmparse/tools/pythonic.pyx), left for the parser-family owner')
 
 _HOLDS_CLOSE_PREFIX = ("outside reasoning SGLang's base detector holds a prefix of the close tag ('</') until the next "
                        "chunk; lmparse releases it at once, since a close tag cannot end a block that is not open. "
                        'The text is the same, only earlier (SGLang pins the hold chunk by chunk)')
-
-_DRIFTED_CLOSE = ("SGLang's current qwen3_coder detector (not 0.5.23's) drops a drifted parameter close marker "
-                  "('</parameter1>', '</parameter_x>', a bare '</parameter') and ends the value there; lmparse's XML "
-                  "family keeps reading the value to the next real '</parameter>' or parameter. Repro: "
-                  "'<tool_call>\\n<function=get_weather>\\n<parameter=city>\\nLima\\n</parameter1>\\n"
-                  "<parameter=days>\\n3\\n</parameter>...' gives city 'Lima\\n</parameter1>'. A family change "
-                  '(lmparse/tools/xml_parser.pyx), left for its owner')
 
 _DSML_LEAD = ("SGLang's DSML detectors open a tool block at '<｜DSML｜function_calls>' (V4: '<｜DSML｜tool_calls>') "
               "glued to the prose before it; lmparse's deepseek_v32 / deepseek_v4 dialects open a block mid-answer "
@@ -81,20 +70,11 @@ DIFFERENCES: dict[str, Difference] = {
     'glm45_leading_text_stripped': Difference(
         FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_leading_text_preserved', 'lmparse decision',
         _STRIPS_BEFORE_CALL),
-    'glm45_values_typed_by_schema': Difference(
-        FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_schema_type_coercion', 'not yet',
-        "SGLang reads a quoted number ('\"42\"' for a number-typed parameter) as the number 42; lmparse's XML family "
-        "keeps the raw text '\"42\"' as a string. Repro: glm45, <arg_key>count</arg_key>\\n<arg_value>\"42\""
-        '</arg_value> with count typed number. A value-typing change in lmparse/tools/xml_parser.pyx, left for its '
-        'owner'),
     'glm45_name_without_separator_no_call': Difference(
         FC + 'test_glm4_moe_detector.py::TestGlm4MoeDetector::test_missing_name_separator_yields_no_calls',
         'lmparse decision',
         "SGLang's glm45 rejects '<tool_call>NAME</tool_call>' (no newline after the name); lmparse reads it as a "
         'call with no arguments, the form GLM-4.7 writes, so one GLM family reads both'),
-    'qwen3_coder_drifted_close_marker_dropped': Difference(
-        FC + 'test_qwen3_coder_detector.py::TestQwen3CoderDetectorMalformedParameterEnd::'
-        'test_non_streaming_strips_drifted_end_marker', 'not yet', _DRIFTED_CLOSE),
     'qwen3_stream_stray_close_prefix_not_lost': Difference(
         RP + '::TestBufferLossBugFix::test_partial_end_tag_buffer_loss_bug', 'lmparse decision', _HOLDS_CLOSE_PREFIX),
     'qwen3_stream_fragments_released_together': Difference(
@@ -112,15 +92,11 @@ DIFFERENCES: dict[str, Difference] = {
         FC + 'test_mistral_detector.py::TestMistralDetector::test_json_array_with_invalid_json', 'lmparse decision',
         "SGLang drops '[TOOL_CALLS] [not json]' entirely; lmparse consumes the marker and keeps the text it could not "
         'read as content (it never deletes model text)'),
-    'pythonic_leading_text': Difference(
-        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_tool_call_with_leading_text', 'not yet',
-        _PYTHONIC_AFTER_TEXT),
-    'pythonic_stream_text_then_call': Difference(
-        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_text_then_tool_call', 'not yet',
-        _PYTHONIC_AFTER_TEXT),
     'pythonic_stream_open_call_held': Difference(
-        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_incomplete_tool_call', 'not yet',
-        _PYTHONIC_AFTER_TEXT),
+        FC + 'test_pythonic_detector.py::TestPythonicDetector::test_streaming_incomplete_tool_call', 'lmparse decision',
+        "SGLang's pythonic detector buffers a call list until its ']' and emits its calls only then; lmparse streams "
+        "a call's name at its '(' and its arguments as they arrive (for 'Hi! [search(query=' the name 'search'), as "
+        "every lmparse family does. The text before the list ('Hi! ') is the same, and so is the complete result"),
     'pythonic_malformed_no_call': Difference(
         FC + 'test_pythonic_detector.py::TestPythonicDetector::test_malformed_python_returns_empty_calls',
         'lmparse decision',
