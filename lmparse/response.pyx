@@ -397,6 +397,11 @@ cdef class ResponseParserCore:
                 which = 4
         if at < 0:
             return self._release_or_hold(out, False, first, self._r_open, self._t_open, bare)
+        if which == 3 and not self._final and self._t_open is not None:
+            # a bare opener inside the open tag's own text ('\n\n<｜DSML｜...'): hold while the tag may complete
+            m = _find(<str>self._t_open, bare, 0, PyUnicode_GET_LENGTH(<str>self._t_open))
+            if 0 < m <= at and (<str>self._t_open).startswith(PyUnicode_Substring(p, at - m, n)):
+                return self._release_or_hold(out, False, at - m, self._r_open, self._t_open, bare)
         if self._tag_ids is not None and (which == 1 or which == 2) and not self._tag_ids.confirmed(
                 0 if which == 1 else 2, self._tag_ids.stream_len - n + at):
             return self._as_text(out, p, n, at, self._r_open if which == 1 else self._t_open, False)

@@ -272,7 +272,8 @@ def to_vllm_delta(messages: Sequence[tuple[Any, bool]]) -> DeltaMessage | None:
 
 
 class _Stream:
-    """One lmparse response parser for one request, built on first use; fed by one or both adapters."""
+    """One lmparse response parser for one request (built by the tool adapter when the request has tools, else
+    on first use); fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
                  'keep_undeclared', 'fed', 'last_ids', 'last_delta')

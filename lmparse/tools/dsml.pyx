@@ -218,7 +218,8 @@ cdef class DsmlToolParser(ToolParser):
             if self._bare_grammar.block_tag is not None:
                 self._bare_open = self._bare_grammar.block_tag  # anchored at the start of the answer
                 self._bare_at_start = True
-                self._bare_search = entry[4]  # an invoke without a block, anywhere (None: not taken)
+                # past the start: an invoke without a block, or the block tag glued to prose (None: not taken)
+                self._bare_search = self._bare_grammar.mid_opener
             else:
                 self._bare_open = entry[4]
 

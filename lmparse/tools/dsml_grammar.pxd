@@ -15,6 +15,9 @@ cdef class DsmlBare:
     cdef tuple entities
     cdef str block_tag  # the block open tag without block_lead (None: not taken)
     cdef bint invokes  # an invoke without a block is taken (bare_call_open)
+    # searched in plain text past the start of the answer: the invoke tag, or with a block tag too their
+    # common prefix, so that a block tag glued to prose is confirmed as at the start (None: nothing)
+    cdef readonly object mid_opener
 
     cdef int confirm_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final, object allowed) except -2
     cdef int opening(self, str text, Py_ssize_t size, bint final, object allowed, Py_ssize_t *where) except -1

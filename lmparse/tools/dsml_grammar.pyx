@@ -59,6 +59,14 @@ cdef class DsmlBare:
         self.entities = entities
         self.block_tag = block_tag
         self.invokes = invokes
+        invoke = <str>markers[_INVOKE]
+        self.mid_opener = invoke if invokes else None
+        if invokes and block_tag is not None:
+            n = 0
+            while n < min(len(invoke), len(block_tag)) and invoke[n] == block_tag[n]:
+                n += 1
+            if n > 1:
+                self.mid_opener = invoke[:n]
 
     cdef int confirm_invoke(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final, object allowed) except -2:
         """The invoke open tag at ``pos`` written without a block: 1 a call, 0 text, -1 not decided yet."""
@@ -107,11 +115,15 @@ cdef class DsmlBare:
         cdef Py_ssize_t pos = _skip_space(kind, data, 0, size), end = pos, at
         cdef int found
         where[0] = pos
-        if self.invokes and pos < size and marker_match(kind, data, pos, size, <str>self.markers[_INVOKE]) == 2:
-            found = self.confirm_invoke(text, pos, size, final, allowed)
-            if found == 0:
-                where[0] = pos + PyUnicode_GET_LENGTH(<str>self.markers[_INVOKE])
-            return BARE_HOLD if found < 0 else (BARE_CALL if found else BARE_TEXT)
+        if self.invokes and pos < size:
+            found = marker_match(kind, data, pos, size, <str>self.markers[_INVOKE])
+            if found == 2:
+                found = self.confirm_invoke(text, pos, size, final, allowed)
+                if found == 0:
+                    where[0] = pos + PyUnicode_GET_LENGTH(<str>self.markers[_INVOKE])
+                return BARE_HOLD if found < 0 else (BARE_CALL if found else BARE_TEXT)
+            if found == 1 and not final:
+                return BARE_HOLD  # the shared prefix (mid_opener) may still become an invoke
         if self.block_tag is None:
             found = 0
         else:
@@ -129,7 +141,8 @@ cdef class DsmlBare:
                 found = 0
         if found == 1 and not final:
             return BARE_HOLD
-        where[0] = end
+        # refuted: the text up to past the tag (at least one character, so the search moves on) is content
+        where[0] = end if end > pos else pos + 1
         return BARE_TEXT
 
     cdef int after_call(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final, object allowed,

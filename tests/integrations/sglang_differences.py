@@ -41,27 +41,7 @@ _HOLDS_CLOSE_PREFIX = ("outside reasoning SGLang's base detector holds a prefix 
                        "chunk; lmparse releases it at once, since a close tag cannot end a block that is not open. "
                        'The text is the same, only earlier (SGLang pins the hold chunk by chunk)')
 
-_DSML_LEAD = ("SGLang's DSML detectors open a tool block at '<｜DSML｜function_calls>' (V4: '<｜DSML｜tool_calls>') "
-              "glued to the prose before it; lmparse's deepseek_v32 / deepseek_v4 dialects open a block mid-answer "
-              "only after the blank line the chat template writes ('\\n\\n<｜DSML｜function_calls>', "
-              "encoding_dsv32.py), so prose that quotes the marker stays text. At the start of the answer the bare "
-              'opener is read. Glued to prose, the tag stays content in lmparse (the invokes after it are still read '
-              'as calls: an invoke written without a block is a call when its grammar confirms it)')
-
-def _dsml_rows(name: str) -> dict[str, Difference]:
-    src = FC + 'test_deepseekv32_detector.py::_StreamingPreambleTestsMixin::'
-    return {
-        f'{name}_prose_once_at_every_split': Difference(
-            src + 'test_prose_emitted_once_at_every_split_point', 'lmparse decision', _DSML_LEAD),
-        f'{name}_fixed_chunkings': Difference(src + 'test_fixed_size_chunkings', 'lmparse decision', _DSML_LEAD),
-        f'{name}_angle_bracket_before_call': Difference(
-            src + 'test_literal_angle_bracket_before_tool_call', 'lmparse decision', _DSML_LEAD),
-    }
-
-
 DIFFERENCES: dict[str, Difference] = {
-    **_dsml_rows('deepseek_v32'),
-    **_dsml_rows('deepseek_v4'),
     'minimax_m2_unclosed_block_stays_text': Difference(
         FC + 'test_minimax_m2_detector.py::TestDetectAndParse::test_incomplete_block_no_closing_tag', 'lmparse decision',
         "SGLang's one-piece minimax-m2 parse keeps a block with no '</minimax:tool_call>' (output cut short) as text; "
