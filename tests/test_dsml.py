@@ -170,6 +170,15 @@ def cases_for(tool: str) -> list[Case]:
              [('get_time', '{}')], p, THINK),
         Case(f'{p}-bare-block-window-whitespace', tool, bare(tool, ' \n\t' * 21 + '\n', invoke('get_time')),
              None, None, [('get_time', '{}')]),
+        # the block tag glued to prose mid-answer (vLLM's and SGLang's tests write it): the block's when an invoke
+        # confirms it, else text; after a blank line it is the template's own open tag
+        Case(f'{p}-glued-block-after-prose', tool,
+             'Checking.' + bare(tool, '\n', invoke('get_weather', param('city', 'Lima'))) + ' Done.',
+             'Checking. Done.', None, [('get_weather', '{"city": "Lima"}')]),
+        Case(f'{p}-glued-block-quoted', tool, f'Use <{D}{BLOCK[tool]}> to call tools.',
+             f'Use <{D}{BLOCK[tool]}> to call tools.', None, []),
+        Case(f'{p}-glued-block-then-parameter', tool, f'See <{D}{BLOCK[tool]}>{param("q", "v")} here',
+             f'See <{D}{BLOCK[tool]}>{param("q", "v")} here', None, []),
         # an invoke written without its block (SGLang's detectors read one): a call when its grammar confirms it
         Case(f'{p}-bare-invoke-after-prose', tool, 'Checking.' + invoke('get_weather', param('city', 'Lima')),
              'Checking.', None, [('get_weather', '{"city": "Lima"}')]),
