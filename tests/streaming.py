@@ -23,6 +23,15 @@ def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str
     return out or ['']
 
 
+def with_empty_chunks(chunks: list[str], rng: random.Random) -> list[str]:
+    """``chunks`` with 0-2 empty chunks before each one and at the end."""
+    out: list[str] = []
+    for c in chunks:
+        out.extend([''] * rng.randint(0, 2))
+        out.append(c)
+    return out + [''] * rng.randint(0, 2)
+
+
 def splits_inside(text: str, tags: Iterable[str]) -> Iterator[list[str]]:
     """Two-chunk splits at every position inside every occurrence of every tag."""
     seen: set[int] = set()

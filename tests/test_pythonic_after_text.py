@@ -20,7 +20,7 @@ import pytest
 
 from lmparse import ToolParserManager
 from lmparse.dialects.llama import PythonicAfterTextToolParser, PythonicCallsToolParser
-from tests.streaming import chunkings, complete, random_chunks, run_case, stream
+from tests.streaming import chunkings, complete, random_chunks, run_case, stream, with_empty_chunks
 from tests.test_pythonic import CASES as START_CASES
 from tests.test_pythonic import TAGS
 
@@ -63,14 +63,6 @@ ALL_CASES = [(cid, text, *_CHANGED.get(cid, (content, calls))) for cid, text, co
     + AFTER_TEXT
 
 
-def _with_empty_chunks(chunks: list[str], rng: random.Random) -> list[str]:
-    out: list[str] = []
-    for c in chunks:
-        out.extend([''] * rng.randint(0, 2))
-        out.append(c)
-    return out + [''] * rng.randint(0, 2)
-
-
 @pytest.mark.parametrize('case', ALL_CASES, ids=[c[0] for c in ALL_CASES])
 def test_every_chunking(make_parser: Any, case: tuple[str, str, str | None, Calls]) -> None:
     _, text, content, calls = case
@@ -80,7 +72,7 @@ def test_every_chunking(make_parser: Any, case: tuple[str, str, str | None, Call
         assert stream(make_parser(None, TOOL), chunks).key() == want, label
     rng = random.Random(text)
     for i in range(5):
-        assert run_case(make_parser(None, TOOL), _with_empty_chunks(random_chunks(text, rng), rng)) == want, i
+        assert run_case(make_parser(None, TOOL), with_empty_chunks(random_chunks(text, rng), rng)) == want, i
     for size in (1, 5):
         assert run_case(make_parser(None, TOOL), random_chunks(text, rng, size), flush=True) == want, size
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from lmparse import BaseResponseParser
-from tests.streaming import chunkings, complete, fixed_chunks, random_chunks, run_case
+from tests.streaming import chunkings, complete, fixed_chunks, random_chunks, run_case, with_empty_chunks
 
 SCHEMA = {'type': 'object', 'properties': {'city': {'type': 'string'}, 'days': {'type': 'integer'}}}
 REQUEST = {'model': 'm', 'messages': [{'role': 'user', 'content': 'x'}],
@@ -36,14 +36,6 @@ def coder(city_block: str, tail: str = '<parameter=days>\n3\n</parameter>\n</fun
     return '<tool_call>\n<function=get_weather>\n<parameter=city>\n' + city_block + '\n' + tail
 
 
-def _with_empty_chunks(chunks: list[str], rng: random.Random) -> list[str]:
-    out: list[str] = []
-    for c in chunks:
-        out.extend([''] * rng.randint(0, 2))
-        out.append(c)
-    return out + [''] * rng.randint(0, 2)
-
-
 def check(tool: str, text: str, want: tuple[Any, Any, Any], tags: tuple[str, ...], reasoning: str | None = None,
           every_split: bool = True) -> None:
     assert complete(parser(tool, reasoning), text).key() == want
@@ -51,7 +43,7 @@ def check(tool: str, text: str, want: tuple[Any, Any, Any], tags: tuple[str, ...
         assert run_case(parser(tool, reasoning), chunks) == want, label
     rng = random.Random(text)
     for i in range(5):
-        assert run_case(parser(tool, reasoning), _with_empty_chunks(random_chunks(text, rng), rng)) == want, i
+        assert run_case(parser(tool, reasoning), with_empty_chunks(random_chunks(text, rng), rng)) == want, i
     for size in (1, 3):
         assert run_case(parser(tool, reasoning), fixed_chunks(text, size), flush=True) == want, size
     if every_split:

@@ -19,7 +19,7 @@ import pytest
 
 from lmparse import BaseResponseParser, ToolParserManager
 from lmparse.tools.xml_values import coerce_value
-from tests.streaming import chunkings, complete, fixed_chunks, random_chunks, run_case
+from tests.streaming import chunkings, complete, fixed_chunks, random_chunks, run_case, with_empty_chunks
 
 SCHEMA = {'type': 'object', 'properties': {
     'city': {'type': 'string'}, 'count': {'type': 'number'}, 'days': {'type': 'integer'},
@@ -38,21 +38,13 @@ def parser(tool: str) -> Any:
     return BaseResponseParser.with_parsers(None, tool)(REQUEST)
 
 
-def _with_empty_chunks(chunks: list[str], rng: random.Random) -> list[str]:
-    out: list[str] = []
-    for c in chunks:
-        out.extend([''] * rng.randint(0, 2))
-        out.append(c)
-    return out + [''] * rng.randint(0, 2)
-
-
 def check(tool: str, text: str, want: tuple[Any, Any, Any]) -> None:
     assert complete(parser(tool), text).key() == want
     for label, chunks in chunkings(text, TAGS):
         assert run_case(parser(tool), chunks) == want, label
     rng = random.Random(text)
     for i in range(5):
-        assert run_case(parser(tool), _with_empty_chunks(random_chunks(text, rng), rng)) == want, i
+        assert run_case(parser(tool), with_empty_chunks(random_chunks(text, rng), rng)) == want, i
     for size in (1, 4):
         assert run_case(parser(tool), fixed_chunks(text, size), flush=True) == want, size
     for cut in range(1, len(text)):
