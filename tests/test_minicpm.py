@@ -73,9 +73,9 @@ CASES = [
          + call('search', query='<b>bold</b>') + call('search', query='<![CDATA[open'), None, None,
          [('search', '{"query": "<![CDATA[a]]> b"}'), ('search', '{"query": "x <![CDATA[a]]>"}'),
           ('search', '{"query": "<b>bold</b>"}'), ('search', '{"query": "<![CDATA[open"}')]),
-    # held like a quoted value: a truncated one is not emitted (as '"ab' is not)
+    # held like a quoted value; cut short, it is emitted as written (the section never closed)
     Case('cdata-truncated', 'ok<function name="search"><param name="query"><![CDATA[ab', 'ok', None,
-         [('search', '{}')]),
+         [('search', '{"query": "<![CDATA[ab"}')]),
     Case('tool-choice-none', 'ok' + call('get_time'), 'ok' + call('get_time'), None, [],
          request={'tool_choice': 'none'}),
     # MiniCPM-V: reasoning with its channel markers, Qwen3-Coder calls

@@ -209,7 +209,7 @@ QWEN_ONLY = [
          'r</think><tool_call>\n<function=search>\n<parameter=query>\nq\n</parameter>\n', None, 'r',
          [('search', '{"query": "q"}')]),
     Case('q-truncated-typed', 'qwen3coder', 'r</think><tool_call>\n<function=search>\n<parameter=query>\nq\n'
-         '</parameter>\n<parameter=limit>\n12', None, 'r', [('search', '{"query": "q"}')]),
+         '</parameter>\n<parameter=limit>\n12', None, 'r', [('search', '{"query": "q", "limit": 12}')]),
     Case('q-truncated-string', 'qwen3coder', 'r</think><tool_call>\n<function=search>\n<parameter=query>\nab\n',
          None, 'r', [('search', '{"query": "ab"}')]),
     Case('q-truncated-partial-close', 'qwen3coder',

@@ -98,6 +98,22 @@ CASES = [
      f'\n\n<{D}tool_calls>\n<{D}invoke name="get_time" />\n<{D}invoke name="get_weather">\n'
      f'<{D}parameter name="city" string="true">P</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>',
      None, [('get_time', '{}'), ('get_weather', '{"city": "P"}')]),
+    # output cut short inside a value held whole (typed or quoted): the value as written, as for a streamed one
+    ('qwen-truncated-typed-value', 'qwen3coder',
+     '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n12',
+     None, [('get_weather', '{"city": "Paris", "days": 12}')]),
+    ('qwen-truncated-quoted-value', 'qwen3coder',
+     '<tool_call>\n<function=get_weather>\n<parameter=city>\n"Par',
+     None, [('get_weather', '{"city": "\\"Par"}')]),
+    ('qwen-truncated-object-value', 'qwen3coder',
+     '<tool_call>\n<function=ThinQ_Connect>\n<parameter=body>\n{"a": [1, ',
+     None, [('ThinQ_Connect', '{"body": "{\\"a\\": [1, "}')]),
+    ('glm-truncated-typed-value', 'glm47',
+     '<tool_call>get_weather<arg_key>days</arg_key><arg_value>7',
+     None, [('get_weather', '{"days": 7}')]),
+    ('qwen-truncated-before-value', 'qwen3coder',
+     '<tool_call>\n<function=get_weather>\n<parameter=days>\n',
+     None, [('get_weather', '{}')]),
 ]
 
 

@@ -361,8 +361,8 @@ cdef class XmlToolParser(ToolParser):
                 else:
                     self._phase = PH_DONE
         if final and not self._payload_closed:
-            # End of input: close what was emitted, invent nothing.
-            if self._phase == PH_ARG_VALUE and self._mode == M_STREAMING:
+            # End of input: close what was emitted and the value being written (held whole), invent nothing.
+            if self._phase == PH_ARG_VALUE and (self._mode == M_STREAMING or self._mode == M_BUFFERED):
                 self.finish_arg()
             self.close_object()
             self._payload_closed = True

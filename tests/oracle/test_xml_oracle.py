@@ -238,6 +238,10 @@ def _known() -> dict[tuple[str, str], tuple[str, tuple[Any, Any, Any]]]:
         out[('truncated_in_value', tool)] = (
             'at the end of input LMDeploy closes the object but not the open string: invalid JSON',
             (None, 'r', [('search', '{"query": "abc"}')]))
+        out[('truncated_typed_value', tool)] = (
+            'at the end of input LMDeploy drops a typed value it holds whole (the model wrote 12); lmparse emits '
+            'it as written, as it does a streamed string value (never a value cut)',
+            (None, 'r', [('search', '{"limit": 12}')]))
         out[('truncated_partial_close', tool)] = (
             'at the end of input LMDeploy drops the held "</para" and leaves the string open',
             (None, 'r', [('search', '{"query": "q</para"}')]))
