@@ -119,6 +119,16 @@ class _TorchvisionPlaceholder(importlib.abc.MetaPathFinder, importlib.abc.Loader
         pass
 
 
+def placeholder_torchvision() -> None:
+    """Put the import placeholder in torchvision's place when it does not import (no CPU build on PyPI)."""
+    try:
+        import torchvision  # noqa: F401
+    except Exception:
+        for k in [k for k in sys.modules if k == 'torchvision' or k.startswith('torchvision.')]:
+            del sys.modules[k]
+        sys.meta_path.insert(0, _TorchvisionPlaceholder())
+
+
 _state: dict[str, Any] = {}
 
 
@@ -128,12 +138,7 @@ def setup() -> Any:
         return _state['cls']
     logging.disable(logging.CRITICAL)  # SGLang logs what its detectors swallow; the verdicts say it
     warnings.filterwarnings('ignore')
-    try:
-        import torchvision  # noqa: F401
-    except Exception:
-        for k in [k for k in sys.modules if k == 'torchvision' or k.startswith('torchvision.')]:
-            del sys.modules[k]
-        sys.meta_path.insert(0, _TorchvisionPlaceholder())
+    placeholder_torchvision()
     from lmparse.integrations import sglang as integration
     integration.register()
     from sglang.srt.runtime_context import get_context

@@ -108,13 +108,8 @@ def _setup() -> tuple[Any, _Registries]:
         return _state['cls'], _state['registries']
     logging.disable(logging.WARNING)  # SGLang logs sampling defaults and probe failures at start-up
     warnings.filterwarnings('ignore')
-    try:
-        import torchvision  # noqa: F401
-    except Exception:
-        from bench.engine_sglang import _TorchvisionPlaceholder
-        for k in [k for k in sys.modules if k == 'torchvision' or k.startswith('torchvision.')]:
-            del sys.modules[k]
-        sys.meta_path.insert(0, _TorchvisionPlaceholder())
+    from bench.engine_sglang import placeholder_torchvision
+    placeholder_torchvision()
     from sglang.srt.runtime_context import get_context
     from sglang.srt.server_args import ServerArgs
     get_context().set_server_args(ServerArgs(model_path=MODEL))
