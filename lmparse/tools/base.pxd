@@ -85,3 +85,12 @@ cdef class ToolParser:
     cdef int emit_c(self, list deltas, object name, object arguments) except -1
     cdef Py_ssize_t close_hold_end(self, str text, Py_ssize_t start)
     cdef bint close_prefix_at(self, str text, Py_ssize_t pos)
+
+
+cdef inline int start_block(ToolParser p) except -1:
+    """A block's start as the router makes it: through a Python ``begin_tool_block`` override if there is one."""
+    if p._hooks & HOOK_BEGIN_BLOCK:
+        p.begin_tool_block()
+    else:
+        p.begin_block_c()
+    return 0

@@ -44,7 +44,7 @@ with no block) are structure only when the grammar confirms them: see
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.attributes cimport _attribute, _attribute_text, _partial_end, _skip_space
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.base cimport HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker, start_block
 from lmparse.tools.dsml_grammar cimport BARE_BLOCK, BARE_CALL, BARE_HOLD, DsmlBare, class_entry
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
@@ -264,10 +264,7 @@ cdef class DsmlToolParser(ToolParser):
 
     cdef int begin_bare_block_c(self) except -1:
         """A block opened by its tag without ``block_lead``: the tag is still in the text."""
-        if self._hooks & HOOK_BEGIN_BLOCK:
-            self.begin_tool_block()
-        else:
-            self.begin_block_c()
+        start_block(self)
         self._skip_open = True
         return 0
 

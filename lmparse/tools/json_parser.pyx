@@ -39,7 +39,7 @@ import json
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
 from lmparse.tools.base cimport (
-    HOOK_BEGIN_BLOCK,
+    start_block,
     HOOK_PAYLOAD,
     ToolParser,
     class_basis,
@@ -225,10 +225,7 @@ cdef class JsonToolParser(ToolParser):
 
     cdef int begin_bare_block_c(self) except -1:
         """A block opened with ``bare_call_open``: a bare envelope to confirm (``{``) or an opener to skip."""
-        if self._hooks & HOOK_BEGIN_BLOCK:
-            self.begin_tool_block()
-        else:
-            self.begin_block_c()
+        start_block(self)
         if self._bare_name_key is not None:
             self._bare_pending = True
         else:

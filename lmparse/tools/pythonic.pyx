@@ -47,7 +47,7 @@ import unicodedata
 
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, ToolParser
+from lmparse.tools.base cimport ToolParser, start_block
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.pythonic_head cimport (
     HEAD_REJECTED, HEAD_UNDECIDED, _ident_char, _ident_start, _name_char, _ws, pythonic_head)
@@ -218,10 +218,7 @@ cdef class PythonicToolParser(ToolParser):
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
-        if self._hooks & HOOK_BEGIN_BLOCK:
-            self.begin_tool_block()
-        else:
-            self.begin_block_c()
+        start_block(self)
         self._bare_block = True
         self._open_tag = ''
         return 0

@@ -45,7 +45,7 @@ the whitespace before the arguments: a long header or run costs linear work.
 from cpython.unicode cimport PyUnicode_FindChar, PyUnicode_Substring
 from libc.string cimport memcmp
 
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker
+from lmparse.tools.base cimport HOOK_PAYLOAD, REJECTED_INDEX, ToolParser, marker_match, seek_marker, start_block
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -253,10 +253,7 @@ cdef class SectionToolParser(ToolParser):
 
     cdef int begin_bare_block_c(self) except -1:
         """A call the router found written without the section: its call-begin marker is still in the text."""
-        if self._hooks & HOOK_BEGIN_BLOCK:
-            self.begin_tool_block()
-        else:
-            self.begin_block_c()
+        start_block(self)
         self._bare_pending = True
         self._bare_calls = True
         return 0

@@ -27,7 +27,7 @@ import json
 
 from cpython.unicode cimport PyUnicode_Substring
 
-from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_PAYLOAD, ToolParser
+from lmparse.tools.base cimport HOOK_PAYLOAD, ToolParser, start_block
 from lmparse.tools.xml_bare cimport bare_call_end, bare_confirm, bare_name
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
@@ -198,10 +198,7 @@ cdef class XmlToolParser(ToolParser):
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
-        if self._hooks & HOOK_BEGIN_BLOCK:
-            self.begin_tool_block()
-        else:
-            self.begin_block_c()
+        start_block(self)
         self._bare = True
         self._bare_raw = self._grammar.function_open
         return 0
