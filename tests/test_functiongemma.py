@@ -68,8 +68,12 @@ def test_registered_and_declared() -> None:
             FunctionGemmaToolParser.string_delimiter) == (SO, EO, ESC)
 
 
-def test_keeps_special_tokens(make_parser: Any) -> None:
+def test_keeps_special_tokens_only_when_calls_are_parsed(make_parser: Any) -> None:
+    # vLLM's adjust_request: the markers are kept only with tools and tool_choice != "none";
+    # otherwise the default skip drops them instead of leaking them as text.
     assert request_field(make_parser(None, 'functiongemma'), 'skip_special_tokens') is False
+    assert request_field(make_parser(None, 'functiongemma', tool_choice='none'), 'skip_special_tokens') is not False
+    assert request_field(make_parser(None, 'functiongemma', request_tools=None), 'skip_special_tokens') is not False
 
 
 def test_identity_first_and_strings_streamed(make_parser: Any) -> None:

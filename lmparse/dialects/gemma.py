@@ -27,6 +27,8 @@ Gemma 4. FunctionGemma has no thinking mode.
 """
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.brace_call import BraceCallToolParser
@@ -55,8 +57,10 @@ class FunctionGemmaToolParser(BraceCallToolParser):
     tool_close_tag = '<end_function_call>'
     string_delimiter = '<escape>'
     call_prefixes = ('call:',)
-    # The markers are special tokens: keep them in the decoded text (as vLLM's adjust_request does).
-    request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
+    # The markers are special tokens: keep them in the decoded text when calls are parsed, as vLLM's
+    # adjust_request does; with no tools or tool_choice="none" they are skipped, not leaked as text.
+    request_settings = {'spaces_between_special_tokens': False}
+    request_settings_with_tools: ClassVar[dict[str, Any]] = {'skip_special_tokens': False}
 
 
 @ReasoningParserManager.register_module('gemma4')

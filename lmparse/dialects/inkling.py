@@ -22,7 +22,9 @@ are visible text as vLLM renders them (SGLang makes the first a call with an
 empty name: lmparse never invents a name); a tool name not offered is dropped
 (SGLang surfaces it); a thinking block left without its ``<|end_message|>``
 stays open across a tool block, as the router does for every dialect (vLLM
-ends it at the tool block).
+ends it at the tool block); the tool parser configured without the reasoning
+parser shows a thinking block's text as content without its marker, as
+SGLang's detector does (vLLM drops the block).
 """
 from __future__ import annotations
 
@@ -73,7 +75,9 @@ class InklingToolParser(JsonToolParser):
     argument_field = 'args'
     argument_field_aliases = ('arguments', 'parameters')
     request_settings = {'skip_special_tokens': False}
-    content_markers = _MARKERS
+    # Alone (no reasoning parser) the thinking block's marker is framing too: its text stays visible as
+    # SGLang's detector shows it (vLLM drops the block); with the reasoning parser it is that parser's tag.
+    content_markers = _MARKERS + (CONTENT_THINKING,)
     header_markers = (MESSAGE_MODEL,)
     header_ends = _KINDS
     header_at_start = True
