@@ -694,10 +694,18 @@ def _tool_class(name: str, engine: bool = False) -> type[LmparseToolParser]:
     return cls
 
 
+# Reasoning names whose start vLLM's own prompt renderer decides differently from LMDeploy's (lmparse's
+# default): vLLM renders DeepSeek V4 prompts in thinking mode unless a switch is off or reasoning_effort is
+# "none" (vllm/tokenizers/deepseek_v4.py, vllm/parser/deepseek_v4.py), which lmparse's deepseek_v41 reasoning
+# dialect (the same tags) reads; LMDeploy and SGLang render V4 in chat mode unless thinking is asked for.
+VLLM_REASONING_NAMES = {'deepseek_v4': 'deepseek_v41'}
+
+
 def _reasoning_class(name: str, engine: bool = False) -> type[LmparseReasoningParser]:
     cls = _reasoning_classes.get((name, engine))
     if cls is None:
-        attrs: dict[str, Any] = {'lmparse_reasoning': name, '__module__': __name__}
+        dialect = VLLM_REASONING_NAMES.get(name, name) if engine else name
+        attrs: dict[str, Any] = {'lmparse_reasoning': dialect, '__module__': __name__}
         if engine:
             attrs['vllm_class'] = _vllm_class(ReasoningParserManager, name)
         suffix = 'ReasoningParser' if not engine else 'VllmReasoningParser'

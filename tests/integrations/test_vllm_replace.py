@@ -198,3 +198,19 @@ def test_engine_resolves_local_refs() -> None:
         out = integ._tool_class('dots', engine=engine)(TOKENIZER, tools).extract_tool_calls(text, request(tools=tools))
         assert json.loads(out.tool_calls[0].function.arguments) == {'where': where, 'days': 3, 'loop': 'x'}
     assert params['properties']['where'] == {'$ref': '#/$defs/Place'}
+
+
+@pytest.mark.parametrize('kwargs,thinks', [
+    (None, True), ({}, True), ({'thinking': False}, False), ({'enable_thinking': False}, False),
+    ({'thinking': True}, True), ({'thinking': True, 'reasoning_effort': 'none'}, False)])
+def test_deepseek_v4_starts_as_vllm_renders_it(kwargs: dict[str, Any] | None, thinks: bool) -> None:
+    """vLLM renders DeepSeek V4 prompts in thinking mode unless a switch is off (its renderer and its own
+    parser agree); replace mode starts there too. ``lmparse-deepseek_v4`` keeps LMDeploy's default (chat)."""
+    text = 'step one</think>answer'
+    fields = {} if kwargs is None else {'chat_template_kwargs': kwargs}
+    engine = integ._reasoning_class('deepseek_v4', engine=True)(TOKENIZER)
+    assert engine.extract_reasoning(text, request(**fields)) == (
+        ('step one', 'answer') if thinks else (None, text))
+    own = integ._reasoning_class('deepseek_v4')(TOKENIZER)
+    if not (kwargs or {}).get('thinking'):
+        assert own.extract_reasoning(text, request(**fields)) == (None, text)
