@@ -225,7 +225,7 @@ def _engine_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any,
-                     engine_types: bool = False) -> dict[str, Any]:
+                     engine_types: bool = False, no_calls: bool = False) -> dict[str, Any]:
     """lmparse's request for these tools; ``engine_types`` (replace mode): the tools' schemas read as
     vLLM reads them (its extra type names ``"float"``, ``"int"``, ... as JSON types; local ``$ref``s resolved)."""
     dicts = [d for d in map(_tool_dict, tools or ()) if d is not None]
@@ -236,7 +236,16 @@ def _lmparse_request(tools: Sequence[Any] | None, chat_template_kwargs: Any,
         request['tools'] = dicts
     if isinstance(chat_template_kwargs, dict) and chat_template_kwargs:
         request['chat_template_kwargs'] = chat_template_kwargs
+    if no_calls:
+        request['tool_choice'] = 'none'
     return request
+
+
+def _no_calls(request: Any) -> bool:
+    """``tool_choice="none"`` beside tools: vLLM's server drops the calls a parser returns, so the call text
+    stays content, as vLLM's engine parsers suppress calls. (Without tools vLLM's request defaults to "none"
+    and its parsers still read calls.)"""
+    return getattr(request, 'tool_choice', None) == 'none' and bool(getattr(request, 'tools', None))
 
 
 def _request_tools(request: Any) -> Sequence[Any] | None:
@@ -276,7 +285,7 @@ class _Stream:
     on first use); fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
-                 'keep_undeclared', 'fed', 'last_ids', 'last_delta')
+                 'keep_undeclared', 'fed', 'last_ids', 'last_delta', 'no_calls')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
                  chat_template_kwargs: Any, keep_undeclared: bool = False) -> None:
@@ -295,10 +304,11 @@ class _Stream:
         self.fed = 0
         self.last_ids: Any = None
         self.last_delta: DeltaMessage | None = None
+        self.no_calls = False  # the request's tool_choice is "none"
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool)
-        parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs, self.keep_undeclared))
+        parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs, self.keep_undeclared, self.no_calls))
         if self.keep_undeclared:
             tool_parser = parser.tool_parser
             if tool_parser is not None:
@@ -335,6 +345,13 @@ class _Stream:
 
     def parse_complete(self, text: str) -> tuple[str | None, list[Any] | None, str | None]:
         return self.new_parser().parse_complete(text)
+
+    def without_calls(self) -> None:
+        """Parse no calls from here on (tool_choice="none"); the parser built ahead is replaced before it reads."""
+        if not self.no_calls:
+            self.no_calls = True
+            if self.fed == 0:
+                self.parser = None
 
 
 # The reasoning parser a composed vLLM Parser built last in this thread, offered to the tool parser
@@ -545,6 +562,10 @@ class LmparseReasoningParser(VllmReasoningParser):
             # The request's switches (enable_thinking=False, ...) decide where this response starts.
             merged = dict(stream.chat_template_kwargs or {}) | ctk
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared)
+        if stream.tool is not None and _no_calls(request):
+            stream = _Stream(stream.reasoning, stream.tool, stream.tools, stream.chat_template_kwargs,
+                             stream.keep_undeclared)
+            stream.no_calls = True
         content, calls, reasoning = stream.parse_complete(model_output)
         self._stream.complete_calls = calls
         return reasoning, content
@@ -631,6 +652,8 @@ class LmparseToolParser(ParserEngineToolAdapter):
             stream = self._stream
             if stream.parser is None and not stream.tools:
                 stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
+            if _no_calls(request):
+                stream.without_calls()
         return self._stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
@@ -648,9 +671,10 @@ class LmparseToolParser(ParserEngineToolAdapter):
             calls, content = stream.complete_calls, model_output  # parsed with the reasoning, in one pass
             stream.complete_calls = None
         else:
-            content, calls, _ = _Stream(None, self.lmparse_tool, self._tools or _request_tools(request),
-                                        self._chat_template_kwargs,
-                                        self.vllm_class is not None).parse_complete(model_output)
+            stream = _Stream(None, self.lmparse_tool, self._tools or _request_tools(request),
+                             self._chat_template_kwargs, self.vllm_class is not None)
+            stream.no_calls = _no_calls(request)
+            content, calls, _ = stream.parse_complete(model_output)
         tool_calls = [ToolCall(id=c.id, type='function',
                                function=FunctionCall(name=c.function.name, arguments=c.function.arguments))
                       for c in calls or ()]
