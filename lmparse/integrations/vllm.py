@@ -86,9 +86,12 @@ __all__ = ['AUTO', 'LmparseAutoReasoningParser', 'LmparseAutoToolParser', 'Lmpar
 
 PREFIX = 'lmparse-'
 # vLLM names whose ParserManager composition is model-specific (Harmony, Kimi K3's wrapper,
-# Cohere, MiniCPM-V): lmparse classes registered under them would not be driven as composed.
+# Cohere, MiniCPM-V, and the response-template parsers: hf / response_template and Beam, whose
+# registered classes select a unified parser that reads the checkpoint's response_template and always
+# constrains decoding with a grammar derived from it): lmparse classes registered under them would
+# not be driven as composed, and would drop vLLM's constraints.
 NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv',
-                          'response_template', 'hf'})
+                          'response_template', 'hf', 'beam'})
 
 _configured: dict[tuple[str | None, str | None], type] = {}
 # Checked once here against vLLM's constructors (falls back to them if anything differs).

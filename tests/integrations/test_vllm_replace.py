@@ -252,3 +252,23 @@ def test_tool_choice_none_keeps_the_call_text(reasoning: str | None, choice: str
     else:
         assert ''.join(content) == 'Sure.' and names == ['get_weather']
         assert whole[1] == 'Sure.' and [c.name for c in whole[2]] == ['get_weather']
+
+
+def test_unified_parsers_are_not_replaced() -> None:
+    """Names whose vLLM classes select a unified response-template parser (Beam's, hf's: checkpoint metadata
+    and an always-on grammar) keep vLLM's classes in replace mode."""
+    from vllm.parser.response_template import response_template_parser_cls
+    from vllm.reasoning import ReasoningParserManager
+
+    unified = set()
+    for manager, get in ((ToolParserManager, ToolParserManager.get_tool_parser),
+                         (ReasoningParserManager, ReasoningParserManager.get_reasoning_parser)):
+        for name in manager.list_registered():
+            try:
+                cls = get(name)
+            except Exception:  # an optional dependency of that vLLM parser is missing
+                continue
+            if not cls.__module__.startswith('lmparse.') and response_template_parser_cls(cls) is not None:
+                unified.add(name)
+    assert 'beam' in unified
+    assert unified <= integ.NOT_REPLACED
