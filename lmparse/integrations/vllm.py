@@ -438,6 +438,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._close_tag = rcls.get_reasoning_close_tag()
         self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
         self._inside: bool | None = None  # _starts_in_reasoning, once
+        self._reads: bool | None = None  # _reads_reasoning, once
         _offer.reasoning = self
 
     # -- linking (see the module docstring) --
@@ -519,10 +520,21 @@ class LmparseReasoningParser(VllmReasoningParser):
         return None
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
-        """Tokens between the reasoning tags, the tags' own not counted (generation may start inside reasoning)."""
-        if not self._tags.has_close:
+        """Tokens between the reasoning tags, the tags' own not counted (generation may start inside reasoning);
+        none when the request turns thinking off (the parser then reads no reasoning, as vLLM's delegate)."""
+        if not self._tags.has_close or not self._reads_reasoning():
             return 0
         return self._tags.count_inside(token_ids, self._starts_in_reasoning())
+
+    def _reads_reasoning(self) -> bool:
+        """Whether this request's parser reads a tagged block as reasoning (not when a switch turns thinking
+        off: the tags' text is content then), once."""
+        reads = self._reads
+        if reads is None:
+            block = (self._open_tag or '') + 'x' + self._close_tag
+            _, _, reasoning = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs).parse_complete(block)
+            reads = self._reads = reasoning is not None
+        return reads
 
     def _starts_in_reasoning(self) -> bool:
         inside = self._inside

@@ -272,3 +272,13 @@ def test_unified_parsers_are_not_replaced() -> None:
                 unified.add(name)
     assert 'beam' in unified
     assert unified <= integ.NOT_REPLACED
+
+
+@pytest.mark.parametrize('name,kwargs,counted', [
+    ('deepseek_v3', {'thinking': True}, 3), ('deepseek_v3', {'thinking': False}, 0),
+    ('qwen3', {}, 3), ('qwen3', {'enable_thinking': False}, 0)])
+def test_reasoning_tokens_counted_as_parsed(name: str, kwargs: dict[str, Any], counted: int) -> None:
+    """Usage counts the reasoning the parser reads: none when the request turns thinking off (the tagged
+    text is content then), as vLLM's delegate parsers count."""
+    parser = integ._reasoning_class(name, engine=True)(TOKENIZER, chat_template_kwargs=kwargs)
+    assert parser.count_reasoning_tokens([12, 1, 2, 3, 13, 4]) == counted
