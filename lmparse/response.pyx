@@ -579,8 +579,9 @@ cdef class ResponseParserCore:
             out.append((new_delta_message(None, None, calls), True))
         if self._tool is not None and self._tool._handback is not None:
             # a rejected (bare) call: its text is content, and no tool block separates what follows
-            if self._tool._handback:
-                self._emit_text(out, <str>self._tool._handback, self._mode == M_REASONING)
+            if self._tool._handback:  # the block may still be open: the text is of the mode it left
+                self._emit_text(out, <str>self._tool._handback,
+                                (self._mode if closed else self._return_mode) == M_REASONING)
             if self._bare_anchored:  # text was content: the response no longer starts with a call
                 self._bare_open, self._bare_anchored = self._bare_mid, False
             self._tool._handback = None

@@ -15,7 +15,10 @@ converted at their close tag): the DSML family without a DSML token, as
 MiniMax M2. Both engines also accept a JSON ``{"name", "arguments"}`` object
 inside the block as a fallback, and an unquoted ``name=`` attribute; neither
 is the model's format and lmparse reads neither (the block then gives no
-call). Reasoning (SGLang ``dots`` = its Qwen3 detector): ``<think>`` …
+call). Text inside a block that is not markup (``<dots_function_call>garbage
+</dots_function_call>``, text between invokes) is content, as vLLM's parser
+returns it; a block close tag outside any block is a marker leak and dropped
+from the text (vLLM strips it too). Reasoning (SGLang ``dots`` = its Qwen3 detector): ``<think>`` …
 ``</think>``, the ``default`` reasoning parser.
 """
 from __future__ import annotations
@@ -36,6 +39,9 @@ class DotsToolParser(DsmlToolParser):
     block_lead = ''
     string_attribute = None
     schema_typed_values = True
+    block_text_is_content = True
+    # a stray block close tag (no block open) is markup, never the answer's text
+    content_markers = ('</dots_function_call>',)
 
 
 ReasoningParserManager.register_module('dots', module=ReasoningParser)
