@@ -19,7 +19,7 @@ from lmparse.construction cimport (
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
-    _at_start, _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _tag_floor)
+    _at_start, _find, _find_marker, _header_cut, _hold_back, _cut_marker_end, _may_hold_tag, _opens_header, _separator_end, _tag_floor)
 from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -174,6 +174,7 @@ cdef class ResponseParserCore:
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_reasoning, self._r_open,
                                                 &self._reach_reasoning)
         self._markers = content_markers(reasoning_parser, self.tool_parser)
+        self._pieces = content_markers(reasoning_parser, self.tool_parser, 'split_marker_pieces')
         if self._markers is not None:
             self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
             self._anchor_reasoning = marker_anchor(self._anchor_reasoning, &self._reach_reasoning, self._markers)
@@ -333,6 +334,11 @@ cdef class ResponseParserCore:
             return False
         if not self._final and start < n:
             hold = _hold_back(p, start, tag_a, tag_b, tag_c, self._markers)
+        elif self._pieces is not None and start < n:
+            hold = _cut_marker_end(p, start, tag_a, tag_b, tag_c, self._markers, self._pieces)
+            if hold < n:  # a marker the end of the output cut: dropped
+                p = self._pending = PyUnicode_Substring(p, 0, hold)
+                n = hold
         if hold == 0:
             return False
         if hold == n:
