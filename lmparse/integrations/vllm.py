@@ -67,6 +67,7 @@ import lmparse
 from lmparse.registry import needs_tokenizer
 from lmparse.integrations.vllm_types import DeltaBuilder
 from lmparse.token_ids import ReasoningTagIds
+from lmparse.tools.xml_parser import XmlToolParser
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -304,6 +305,10 @@ class _Stream:
             if tool_parser is not None:
                 # No name filter (the schemas still type the values).
                 tool_parser.keep_undeclared_calls = True
+                if isinstance(tool_parser, XmlToolParser):
+                    # vLLM's XML parsers end a value at the next parameter opener: lmparse only at one the
+                    # grammar confirms (a declared parameter not given yet, on its own line).
+                    tool_parser.next_arg_ends_value = True
         return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:
