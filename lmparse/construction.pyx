@@ -232,19 +232,20 @@ cdef Py_UCS4 tag_anchor(object a, object b, object c, Py_ssize_t *reach):
     return 0
 
 
-cdef tuple content_markers(object reasoning_parser, object tool_parser):
+cdef tuple content_markers(object reasoning_parser, object tool_parser, str attribute='content_markers'):
     """The ``content_markers`` both parsers declare, once each in declaration order (None: none).
 
     Channel syntax the router drops from text outside tool blocks (Kimi K3's
     ``<|open|>response<|sep|>``): a format property either owner may declare.
+    ``attribute``: another such declaration (``split_marker_pieces``).
     """
     declared = []
     for owner in (reasoning_parser, tool_parser):
-        markers = getattr(owner, 'content_markers', None) if owner is not None else None
+        markers = getattr(owner, attribute, None) if owner is not None else None
         if markers:
             for marker in markers:
                 if type(marker) is not str:
-                    raise TypeError(f'{type(owner).__name__}.content_markers: {marker!r} is not a str')
+                    raise TypeError(f'{type(owner).__name__}.{attribute}: {marker!r} is not a str')
                 if marker and marker not in declared:
                     declared.append(marker)
     return tuple(declared) if declared else None

@@ -75,6 +75,11 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # the router drops them wherever they occur in text outside tool blocks
     # (content and reasoning), whole only; a tool parser may declare them too.
     content_markers: ClassVar[tuple[str, ...]] = ()
+    # Special-token pieces that start the dialect's markers written as several tokens (PLaMo 3's
+    # '<|plamo:end_' of '<|plamo:end_think:plamo|>'): the model cannot write a piece as text, so a
+    # held tag or marker prefix at the end of the output that starts with one is a marker the output
+    # cut, dropped rather than released as text. A tool parser may declare them too.
+    split_marker_pieces: ClassVar[tuple[str, ...]] = ()
     # False: the model never calls tools inside reasoning, so a tool-open tag there is
     # reasoning text (the tool parser may declare the same: either one turns it off).
     calls_in_reasoning: ClassVar[bool] = True

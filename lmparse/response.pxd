@@ -37,6 +37,8 @@ cdef class ResponseParserCore:
     cdef Py_ssize_t _reach_plain, _reach_reasoning
     # declared content-channel markers, dropped from text outside tool blocks (None: none)
     cdef tuple _markers
+    # declared split_marker_pieces: a held marker prefix that starts with one is dropped at the end (None: none)
+    cdef tuple _pieces
     # block headers (construction.block_headers): opening and ending markers, the longest end
     cdef tuple _header_opens, _header_ends
     cdef Py_ssize_t _header_reach

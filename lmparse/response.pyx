@@ -19,7 +19,7 @@ from lmparse.construction cimport (
 from lmparse.protocol cimport DeltaMessage, new_delta_message
 from lmparse.recipient_channels cimport ChannelRouter, channel_router
 from lmparse.tag_search cimport (
-    _at_start, _find, _find_marker, _header_cut, _hold_back, _may_hold_tag, _opens_header, _separator_end, _tag_floor)
+    _at_start, _find, _find_marker, _header_cut, _hold_back, _cut_marker_end, _may_hold_tag, _opens_header, _separator_end, _tag_floor)
 from lmparse.token_ids cimport TagIds, count_between, new_tag_ids, token_ids_given
 from lmparse.tools.base cimport HOOK_BEGIN_BLOCK, HOOK_FEED, ToolParser
 
@@ -174,6 +174,7 @@ cdef class ResponseParserCore:
             self._anchor_reasoning = tag_anchor(self._r_close, self._t_reasoning, self._r_open,
                                                 &self._reach_reasoning)
         self._markers = content_markers(reasoning_parser, self.tool_parser)
+        self._pieces = content_markers(reasoning_parser, self.tool_parser, 'split_marker_pieces')
         if self._markers is not None:
             self._anchor_plain = marker_anchor(self._anchor_plain, &self._reach_plain, self._markers)
             self._anchor_reasoning = marker_anchor(self._anchor_reasoning, &self._reach_reasoning, self._markers)
@@ -333,6 +334,11 @@ cdef class ResponseParserCore:
             return False
         if not self._final and start < n:
             hold = _hold_back(p, start, tag_a, tag_b, tag_c, self._markers)
+        elif self._pieces is not None and start < n:
+            hold = _cut_marker_end(p, start, tag_a, tag_b, tag_c, self._markers, self._pieces)
+            if hold < n:  # a marker the end of the output cut: dropped
+                p = self._pending = PyUnicode_Substring(p, 0, hold)
+                n = hold
         if hold == 0:
             return False
         if hold == n:
@@ -579,8 +585,9 @@ cdef class ResponseParserCore:
             out.append((new_delta_message(None, None, calls), True))
         if self._tool is not None and self._tool._handback is not None:
             # a rejected (bare) call: its text is content, and no tool block separates what follows
-            if self._tool._handback:
-                self._emit_text(out, <str>self._tool._handback, self._mode == M_REASONING)
+            if self._tool._handback:  # the block may still be open: the text is of the mode it left
+                self._emit_text(out, <str>self._tool._handback,
+                                (self._mode if closed else self._return_mode) == M_REASONING)
             if self._bare_anchored:  # text was content: the response no longer starts with a call
                 self._bare_open, self._bare_anchored = self._bare_mid, False
             self._tool._handback = None

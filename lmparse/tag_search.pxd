@@ -131,6 +131,18 @@ cdef inline Py_ssize_t _hold_back(str p, Py_ssize_t start, object a, object b, o
     return hold
 
 
+cdef inline Py_ssize_t _cut_marker_end(str p, Py_ssize_t start, object a, object b, object c, tuple markers,
+                                       tuple pieces):
+    """At the end of the output: where the trailing tag or marker prefix starts when it starts with one of
+    ``pieces`` (special-token pieces of split markers: a marker the output cut), else ``len(p)``."""
+    cdef Py_ssize_t h = _hold_back(p, start, a, b, c, markers)
+    if h < PyUnicode_GET_LENGTH(p):
+        for piece in pieces:
+            if p.startswith(<str>piece, h):
+                return h
+    return PyUnicode_GET_LENGTH(p)
+
+
 cdef inline Py_ssize_t _separator_end(str p, str tag, bint final) except -2:
     """Newlines between two tool blocks: where the text after them starts, or -1 while undecided.
 

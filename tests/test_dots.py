@@ -65,6 +65,25 @@ CASES = [
     Case('truncated-value', BO + '\n<invoke name="search">\n<parameter name="query">wea', None, None,
          [('search', '{"query": "wea"}')], None),
     Case('empty-block', 'a' + BO + BC + 'b', 'ab', None, [], None),
+    # text in a block that is not markup is content, never dropped (vLLM's dots parser keeps it too)
+    Case('block-without-invoke', 'a ' + BO + 'garbage' + BC + ' b', 'a garbage b', None, [], None),
+    Case('block-text-spaces', BO + '\n  note: x < y  and  z\n' + BC, 'note: x < y  and  z', None, [], None),
+    Case('block-text-around-invokes', BO + '\nfirst\n<invoke name="get_time">\n</invoke>\nthen <b>\n'
+         + '<invoke name="search">\n<parameter name="query">q</parameter>\n</invoke>\nlast\n' + BC,
+         'firstthen <b>last', None, [('get_time', '{}'), ('search', '{"query": "q"}')], None),
+    Case('block-text-truncated', 'x' + BO + 'half a thought  ', 'xhalf a thought', None, [], None),
+    Case('block-text-after-call-truncated', block(('get_time', {}))[:-len(BC)] + 'tail <dots_func',
+         'tail <dots_func', None, [('get_time', '{}')], None),
+    # a close tag outside a block is text, as every dialect's stray close tag (vLLM's dots parser strips it)
+    Case('stray-close-tag', 'some text ' + BC + 'more', 'some text ' + BC + 'more', None, [], None),
+    Case('stray-close-tag-in-reasoning', 'plan' + BC + '</think>ok' + BC, 'ok' + BC, 'plan' + BC, []),
+    Case('stray-close-tag-after-block', block(('get_time', {})) + BC + ' done', BC + ' done', None,
+         [('get_time', '{}')], None),
+    # the same markers written as text inside a value and in reasoning stay text
+    Case('block-markup-in-value', block(('search', {'query': BO + 'garbage' + BC})), None, None,
+         [('search', '{"query": "<dots_function_call>garbage</dots_function_call>"}')], None),
+    # a block inside reasoning is a block (calls there are calls): its text is reasoning
+    Case('block-text-in-reasoning', 'I could write ' + BO + 'x' + BC + '.</think>ok', 'ok', 'I could write x.', []),
 ]
 assert len({c.id for c in CASES}) == len(CASES)
 

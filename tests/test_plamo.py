@@ -67,6 +67,26 @@ CASES = [
     Case('truncated-in-arguments', f'x{THC}' + RS + f'{QS}{NS}search{NE}{AS}{CJ}json{MSG}{{"query": "ab', None, 'x',
          [('search', '{"query": "ab')]),
     Case('truncated-in-name', f'x{THC}ok{RS}{QS}{NS}sea', 'ok', 'x', []),
+    # a second end-think marker is a marker, not the answer's text (vLLM drops it too)
+    Case('duplicate-end-think', f'x{THC}A{THC}B', 'AB', 'x', []),
+    Case('end-think-in-answer-only', f'{THC}A{THC}B', 'AB', None, []),
+    Case('end-think-thinking-off', f'A{THC}B', 'AB', None, [], request={'chat_template_kwargs': {'enable_thinking': False}}),
+    # a marker the end of the output cut: its first piece is a special token, so it is no text (dropped)
+    Case('cut-end-think-piece', 'visible<|plamo:end_', None, 'visible', []),
+    Case('cut-end-think-word', 'visible<|plamo:end_think', None, 'visible', []),
+    Case('cut-end-think-almost', 'visible<|plamo:end_think:plamo|', None, 'visible', []),
+    Case('cut-tool-requests', f'x{THC}ok<|plamo:begin_tool_req', 'ok', 'x', []),
+    Case('cut-begin-think-in-answer', f'x{THC}ok <|plamo:begin_thi', 'ok ', 'x', []),
+    Case('cut-marker-thinking-off', 'ok<|plamo:end_thi', 'ok', None, [],
+         request={'chat_template_kwargs': {'enable_thinking': False}}),
+    # shorter than a piece, or not a marker prefix: text as written
+    Case('cut-short-prefix-is-text', f'x{THC}ok <|plamo:', 'ok <|plamo:', 'x', []),
+    Case('cut-partial-piece-is-text', f'x{THC}ok <|plamo:b', 'ok <|plamo:b', 'x', []),
+    Case('piece-then-other-text', f'x{THC}ok <|plamo:begin_tool b', 'ok <|plamo:begin_tool b', 'x', []),
+    Case('piece-in-reasoning-not-at-end', 'a <|plamo:end_ b' + THC + 'c', 'c', 'a <|plamo:end_ b', []),
+    # marker text inside arguments is argument text, cut or not
+    Case('cut-marker-in-arguments', f'x{THC}' + RS + f'{QS}{NS}search{NE}{AS}{CJ}json{MSG}{{"query": "<|plamo:end_',
+         None, 'x', [('search', '{"query": "<|plamo:end_')]),
 ]
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)

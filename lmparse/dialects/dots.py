@@ -15,7 +15,12 @@ converted at their close tag): the DSML family without a DSML token, as
 MiniMax M2. Both engines also accept a JSON ``{"name", "arguments"}`` object
 inside the block as a fallback, and an unquoted ``name=`` attribute; neither
 is the model's format and lmparse reads neither (the block then gives no
-call). Reasoning (SGLang ``dots`` = its Qwen3 detector): ``<think>`` …
+call, its text is content). Text inside a block that is not markup
+(``<dots_function_call>garbage</dots_function_call>``, text between invokes)
+is content, as vLLM's parser returns it (``block_text_is_content``). A block
+close tag outside any block is text, as every dialect's stray close tag is in
+lmparse (vLLM's dots parser strips it). Reasoning (SGLang ``dots`` = its Qwen3
+detector): ``<think>`` …
 ``</think>``, the ``default`` reasoning parser.
 """
 from __future__ import annotations
@@ -36,6 +41,7 @@ class DotsToolParser(DsmlToolParser):
     block_lead = ''
     string_attribute = None
     schema_typed_values = True
+    block_text_is_content = True
 
 
 ReasoningParserManager.register_module('dots', module=ReasoningParser)

@@ -19,9 +19,15 @@ skipped. The markers are not single tokens (the tokenizer splits them into
 ``<|plamo:begin_`` / ``<|plamo:end_`` + word + ``:plamo|>``, vLLM's
 ``PLAMO_MARKER_TOKENS``), so every proper prefix is held, and the pieces are
 special tokens: with tools offered the dialect asks for
-``skip_special_tokens=False``. ``<|plamo:tag|>`` (end of turn; normally a stop token) is
-dropped from the text as a content marker (vLLM drops it too; after it vLLM
-also leaves reasoning, lmparse does not).
+``skip_special_tokens=False``. A piece cannot be written as text, so a
+marker prefix that the end of the output cuts after its first piece
+(``visible<|plamo:end_``, ``<|plamo:end_think``) is a cut marker and dropped
+(``split_marker_pieces``; vLLM strips it too), while a shorter one
+(``<|plamo:``) is text. A second ``<|plamo:end_think:plamo|>`` in the answer
+is dropped like the end-of-turn marker (vLLM drops it too).
+``<|plamo:tag|>`` (end of turn; normally a stop token) is dropped from the
+text as a content marker (vLLM drops it too; after it vLLM also leaves
+reasoning, lmparse does not).
 
 Reasoning starts inside the think block unless ``enable_thinking`` is False
 (the template opens it; vLLM ``plamo3``): lmparse's default behaviour.
@@ -37,6 +43,9 @@ from lmparse.tools.sections import SectionToolParser
 __all__ = ['Plamo3ReasoningParser', 'Plamo3ToolParser']
 
 PLAMO_EOT = '<|plamo:tag|>'
+# The special tokens every marker starts with (vLLM's PLAMO_MARKER_TOKENS): a marker prefix at the end of
+# the output that holds one is a marker the output cut, not text (see split_marker_pieces).
+PLAMO_PIECES = ('<|plamo:begin_', '<|plamo:end_')
 
 
 @ToolParserManager.register_module(['plamo3'])
@@ -50,6 +59,7 @@ class Plamo3ToolParser(SectionToolParser):
     call_end = '<|plamo:end_tool_arguments:plamo|>'
     header_layout = 'name'
     content_markers = (PLAMO_EOT,)
+    split_marker_pieces = PLAMO_PIECES
     # The marker pieces (<|plamo:begin_, :plamo|>, <|plamo:msg|>) are special tokens: keep them.
     request_settings_with_tools: ClassVar[dict[str, Any]] = {'skip_special_tokens': False}
 
@@ -60,4 +70,6 @@ class Plamo3ReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<|plamo:begin_think:plamo|>'
     reasoning_close_tag = '<|plamo:end_think:plamo|>'
-    content_markers = (PLAMO_EOT,)
+    # A second end-think marker in the answer is a marker, never the answer's text (vLLM drops it too).
+    content_markers = (PLAMO_EOT, '<|plamo:end_think:plamo|>')
+    split_marker_pieces = PLAMO_PIECES

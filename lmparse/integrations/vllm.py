@@ -42,7 +42,9 @@ class's ``structural_tag_model``, ``default_tool_strict_level`` and ``supports_r
 or ``auto`` with ``response_format``), runs the replaced class's ``adjust_request``
 (``skip_special_tokens=False`` where vLLM's parser sets it, JSON-schema decoding where it supports the
 JSON-list path), and keeps calls to tools the request does not declare (under ``lmparse-<name>``
-they are dropped, LMDeploy's rule). Both kinds take the tools from the request vLLM passes when the
+they are dropped, LMDeploy's rule); in the XML family a value whose close tag is missing ends at the
+next parameter opener the grammar confirms (``next_arg_ends_value``: on its own line, naming a declared
+parameter the call has not given), where vLLM ends it at any opener and LMDeploy at none. Both kinds take the tools from the request vLLM passes when the
 parser was built without them, and ``extract_reasoning`` reads ``chat_template_kwargs`` from the request.
 
 ``lmparse-auto`` (tool and reasoning) is the dialect derived from the served model's chat template
@@ -67,6 +69,7 @@ import lmparse
 from lmparse.registry import needs_tokenizer
 from lmparse.integrations.vllm_types import DeltaBuilder
 from lmparse.token_ids import ReasoningTagIds
+from lmparse.tools.xml_parser import XmlToolParser
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -317,6 +320,10 @@ class _Stream:
             if tool_parser is not None:
                 # No name filter (the schemas still type the values).
                 tool_parser.keep_undeclared_calls = True
+                if isinstance(tool_parser, XmlToolParser):
+                    # vLLM's XML parsers end a value at the next parameter opener: lmparse only at one the
+                    # grammar confirms (a declared parameter not given yet, on its own line).
+                    tool_parser.next_arg_ends_value = True
         return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:

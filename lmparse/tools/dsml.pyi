@@ -40,6 +40,7 @@ class DsmlToolParser(ToolParser):
     string_attribute_values: ClassVar[tuple[str, ...]]
     string_by_default: ClassVar[bool]
     schema_typed_values: ClassVar[bool]
+    block_text_is_content: ClassVar[bool]
     attribute_entities: ClassVar[tuple[tuple[str, str], ...]]
     block_open_tag: ClassVar[str | None]
     block_close_tag: ClassVar[str | None]

@@ -174,6 +174,9 @@ cdef class DsmlToolParser(ToolParser):
     # The invoke open tag, declared by a dialect whose model writes invokes without the block
     # (SGLang's DeepSeek V3.2 / V4 detectors read them); None: an invoke needs its block.
     bare_call_open = None
+    # Text in a block outside any invoke that is not markup (``<B>garbage</B>``): True, content
+    # (vLLM's dots parser returns it); False, skipped as the DeepSeek parsers of the engines do.
+    block_text_is_content = False
 
     cdef int _phase
     cdef Py_ssize_t _param_count
@@ -200,6 +203,9 @@ cdef class DsmlToolParser(ToolParser):
     # invokes written without a block (bare_call_open): the block is those invokes and ends after them
     cdef bint _bare_calls
     cdef DsmlBare _bare_grammar
+    cdef bint _text_is_content
+    # text between calls that is not markup is going out as content: its spaces are kept
+    cdef bint _block_text
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
@@ -214,6 +220,7 @@ cdef class DsmlToolParser(ToolParser):
         self._param_count = 0
         self._skip_open = False
         self._bare_grammar = <DsmlBare>entry[5]
+        self._text_is_content = <bint>entry[6]
         if not (self._hooks & HOOK_PAYLOAD):
             if self._bare_grammar.block_tag is not None:
                 self._bare_open = self._bare_grammar.block_tag  # anchored at the start of the answer
@@ -260,6 +267,7 @@ cdef class DsmlToolParser(ToolParser):
         self._value_scanner.reset_c()
         self._skip_open = False
         self._bare_calls = False
+        self._block_text = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -526,11 +534,18 @@ cdef class DsmlToolParser(ToolParser):
                 if self._phase == D_INVOKE_START:
                     break
             elif phase == D_INVOKE_START or phase == D_PARAM_OR_END or phase == D_PARAM_END:
-                pos = _skip_space(kind, data, pos, size)
+                if not self._block_text:
+                    pos = _skip_space(kind, data, pos, size)
                 if pos == size:
                     break
                 if phase == D_INVOKE_START:
                     at = self.seek(text, pos, size, _INVOKE_START_SET, final)
+                    if at > pos and self._text_is_content:
+                        pos = self.block_text(text, pos, at, final or self._hit >= 0)
+                        if not final:
+                            break  # the router emits it before what follows
+                        continue
+                    self._block_text = False
                 elif phase == D_PARAM_OR_END:
                     at = self.seek(text, pos, size, _PARAM_OR_END_SET, final)
                 else:
@@ -622,6 +637,24 @@ cdef class DsmlToolParser(ToolParser):
         if final and not self._payload_closed:
             self.finish_c(deltas)
         return pos
+
+    cdef Py_ssize_t block_text(self, str text, Py_ssize_t a, Py_ssize_t b, bint ended) except -1:
+        """Text in a block, outside any invoke, that is not markup (``text[a:b]``, up to the next tag):
+        content, never dropped (vLLM's dots parser returns it too). Spaces before the next tag
+        are dropped with the tags; until that tag is seen they are held."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t end = b
+        while end > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+            end -= 1
+        if end > a:
+            self._block_text = True
+            piece = PyUnicode_Substring(text, a, end)
+            self._handback = piece if self._handback is None else <str>self._handback + piece
+        if ended:
+            self._block_text = False
+            return b
+        return end
 
     cdef int value_text(self, int phase, str text, Py_ssize_t a, Py_ssize_t b, list deltas) except -1:
         """``text[a:b]`` of a value: streamed JSON-escaped (D_STRING) or held."""

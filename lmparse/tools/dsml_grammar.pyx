@@ -178,12 +178,13 @@ cdef class DsmlBare:
 cdef tuple _DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element', 'block_lead',
                         'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute', 'parameter_key_attribute',
                         'string_attribute', 'string_attribute_values', 'string_by_default', 'schema_typed_values',
-                        'attribute_entities', 'block_open_tag', 'block_close_tag', 'bare_call_open')
+                        'attribute_entities', 'block_open_tag', 'block_close_tag', 'bare_call_open',
+                        'block_text_is_content')
 cdef tuple _STR_DECLARED = ('dsml_token', 'tool_calls_block_name', 'invoke_element', 'parameter_element',
                             'block_lead', 'tag_open', 'end_tag_open', 'tag_close', 'call_name_attribute',
                             'parameter_key_attribute')
 
-# class -> (declared values, markers, open tag, settings, bare_call_open, DsmlBare): joining the markers
+# class -> (declared values, markers, open tag, settings, bare_call_open, DsmlBare, block_text_is_content): joining the markers
 # costs more than the rest of a parser's construction. A compiled class's entry
 # is final; a Python class's declarations are compared by identity at each use
 # (the base's class_basis), so a changed declaration rebuilds its entry.
@@ -228,7 +229,7 @@ cdef tuple class_entry(type cls):
     # the block tag without its lead (taken only at the start of the answer) and bare invokes
     bare = DsmlBare(markers, t_close, values['call_name_attribute'], settings[7], open_tag[len(lead):] if lead else None,
                     bare_invoke is not None)
-    entry = (declared, markers, open_tag, settings, bare_invoke, bare)
+    entry = (declared, markers, open_tag, settings, bare_invoke, bare, bool(values['block_text_is_content']))
     if len(_marker_cache) >= 256:
         _marker_cache.clear()
     _marker_cache[cls] = entry

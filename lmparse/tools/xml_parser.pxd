@@ -15,13 +15,6 @@ cdef enum:
     SUF_CR = 2
     SUF_CRLF = 3
 
-# What starts at a value end marker's first character inside a value (_value_end_at).
-cdef enum:
-    VE_MORE = -1   # the text ends before that is known: hold it back
-    VE_TEXT = 0    # value text
-    VE_CLOSE = 1   # the value's close tag, confirmed
-    VE_END = 2     # a confirmed function_close or block close tag (the close tag is missing)
-
 # How an argument's value is taken, by its schema's types (_arg_kind; see xml_values).
 cdef enum:
     AK_TEXT = 0       # streamed as a string (no schema, or only "string")
@@ -50,6 +43,10 @@ cdef class XmlToolParser(ToolParser):
     cdef bint _json_open
     cdef bint _json_closed
     cdef Py_ssize_t _arg_count
+    # replace mode: a declared, not yet given parameter's opener on its own line ends a value (xml_value_end)
+    cdef public bint next_arg_ends_value
+    # the argument names the current call has given (kept only with next_arg_ends_value)
+    cdef list _given
     cdef Py_ssize_t _last_call_end
     # the dialect's compiled declarations, and what the hot path reads of them
     cdef XmlGrammar _grammar
@@ -86,6 +83,7 @@ cdef class XmlToolParser(ToolParser):
     cdef int put_key(self, bint open_string) except -1
     cdef Py_ssize_t consume_value(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -1
     cdef bint may_be_null(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef bint line_start(self, str text, Py_ssize_t pos, Py_ssize_t at) except -1
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int stream_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1
     cdef int finish_whole(self, str text, Py_ssize_t a, Py_ssize_t b) except -1

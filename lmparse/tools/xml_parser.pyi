@@ -29,6 +29,9 @@ class XmlToolParser(ToolParser):
     strip_value_newlines: ClassVar[bool]
     cdata_values: ClassVar[bool]
     quoted_numbers: ClassVar[bool]
+    # replace mode (the vLLM integration sets it): a declared, not yet given parameter's opener on a line of
+    # its own, then a newline, ends a value whose close tag is missing
+    next_arg_ends_value: bool
     _func_name: str | None
     _arg_name: str | None
     @property

@@ -21,7 +21,11 @@ close tag, another call or only whitespace; with the close tag missing,
 ``function_close`` ends it before the block's close tag or another call, and
 the block's close tag before another block. An opener inside a value (the
 next argument's, a call's) is always text: a missing close tag before it is
-the same text as a value that contains it.
+the same text as a value that contains it. Except with ``next_arg_ends_value``
+(set by the vLLM integration in replace mode, as vLLM's parsers end a value at
+the next opener): an opener on a line of its own naming a parameter the tool
+declares and the call has not given, then a newline, ends the value
+(``xml_value_end._next_arg_at``).
 """
 import json
 
@@ -36,10 +40,10 @@ from lmparse.tools.xml_grammar cimport (
     XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
-    _after_newline, _before_newline, _cdata_inner, _check_pos, _drifted_close, _end_at, _ends_with_prefix,
-    _find_any, _find_char, _held_lead,
-    _json_body, _match_len, _null_scan,
+    _after_newline, _before_newline, _cdata_inner, _check_pos, _find_any, _find_char, _held_lead, _json_body,
+    _match_len, _null_scan,
 )
+from lmparse.tools.xml_value_end cimport VE_CLOSE, VE_END, VE_MORE, VE_TEXT, _next_arg_at, _value_end_at
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
 
@@ -70,29 +74,6 @@ cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssiz
     if e.lead:
         return _find_char(text, pos, size, e.lead)
     return _find_any(text, pos, size, e.leads)
-
-
-cdef inline int _value_end_at(ValueEnds e, str text, Py_ssize_t at, Py_ssize_t size, bint final, bint hold_all,
-                              tuple prefixes, Py_ssize_t *length) noexcept:
-    """What starts at ``at`` inside a value (VE_*, the rule in the module docs); ``length``: the close tag's."""
-    cdef bint partial = False
-    cdef int r
-    length[0] = PyUnicode_GET_LENGTH(e.close) if e.close is not None else 0
-    if not e.confirm_close and _match_len(text, at, size, e.close) == PyUnicode_GET_LENGTH(e.close):
-        return VE_CLOSE
-    r = _end_at(text, at, size, final, e.close, e.block, e.close_follow, True, &partial)
-    if r == 0 and e.drift:
-        r = _drifted_close(text, at, size, final, e.close, e.function_close, e.block, e.close_follow, length)
-    if r != 0:
-        return VE_CLOSE if r > 0 else VE_MORE
-    if partial and not hold_all:
-        partial = _ends_with_prefix(text, at, size, prefixes)
-    r = _end_at(text, at, size, final, e.function_close, e.block, e.fc_follow, False, &partial)
-    if r == 0:
-        r = _end_at(text, at, size, final, e.block, None, e.block_follow, False, &partial)
-    if r != 0:
-        return VE_END if r > 0 else VE_MORE
-    return VE_MORE if partial and not final else VE_TEXT
 
 
 cdef class XmlToolParser(ToolParser):
@@ -174,6 +155,7 @@ cdef class XmlToolParser(ToolParser):
         self._json_open = False
         self._json_closed = False
         self._arg_count = 0
+        self._given = None
         self._step.resume = 0
         self._name_state = NAME_NONE
         self._bare_name = self._out_name = None
@@ -475,6 +457,10 @@ cdef class XmlToolParser(ToolParser):
 
     cdef int begin_arg(self, object name) except -1:
         self._arg_name = name
+        if self.next_arg_ends_value:
+            if self._given is None:
+                self._given = []
+            self._given.append(name)
         schema = None
         props = self._call_props
         if props is not None:
@@ -524,6 +510,12 @@ cdef class XmlToolParser(ToolParser):
                                  &close_len)
             if ends != VE_TEXT:
                 break
+            if self.next_arg_ends_value and self._call_props is not None and self.line_start(text, pos, at):
+                ends = _next_arg_at(text, at, size, final, self._grammar.arg_open, self._grammar.arg_name_end,
+                                    self._call_props, self._given)
+                if ends != VE_TEXT:
+                    ends = VE_END if ends > 0 else VE_MORE  # the opener is read as the next argument's
+                    break
             at = _find_lead(e, text, at + 1, size)
         if at >= 0 and ends != VE_MORE:
             if self._mode == M_UNDECIDED and self._held.len == 0:
@@ -537,6 +529,14 @@ cdef class XmlToolParser(ToolParser):
             end = at  # a possible end: hold it back
         self.value_part(text, pos, end)
         return end
+
+    cdef bint line_start(self, str text, Py_ssize_t pos, Py_ssize_t at) except -1:
+        """Whether ``text[at]`` starts a line of the current value (``text[:pos]`` was taken before)."""
+        if at > pos:
+            return PyUnicode_READ(PyUnicode_KIND(text), PyUnicode_DATA(text), at - 1) == u'\n'
+        if self._mode == M_STREAMING:  # a streamed value holds its trailing newline (strip_newlines)
+            return self._strip_newlines and (self._suffix == SUF_LF or self._suffix == SUF_CRLF)
+        return self._held.len > 0 and PyUnicode_READ(self._held.kind, self._held.data, self._held.len - 1) == u'\n'
 
     cdef int value_part(self, str text, Py_ssize_t a, Py_ssize_t b) except -1:
         """``text[a:b]``, more of the current value (its close tag not seen yet)."""
