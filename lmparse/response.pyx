@@ -154,9 +154,9 @@ cdef class ResponseParserCore:
                 if getattr(type(self), 'keep_undeclared_tool_calls', False) is True:
                     self._tool.keep_undeclared_calls = True
 
-        # the tool-open tag searched inside reasoning: None when the model never calls tools there
-        self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
+        # the tool-open tag searched inside reasoning (None: the model never calls tools there), or call_end_tag's
         self._call_end = call_end_tag(type(self), reasoning_parser, self.tool_parser)
+        self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
         if self._call_end is not None:
             self._t_reasoning = self._call_end
         self._passthrough = reasoning_parser is None and self.tool_parser is None
@@ -164,7 +164,8 @@ cdef class ResponseParserCore:
         # an anchored opener is checked apart, at the start of the plain channel
         bare_searched = self._bare_mid if self._bare_anchored else self._bare_open
         cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
-        if self._call_end is None and plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
+        if self._call_end is None and plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(
+                self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
                 bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
@@ -505,8 +506,7 @@ cdef class ResponseParserCore:
             self._stripping = self._lead_strip is not None
             if self._inline:
                 self._emit_text(out, <str>self._r_close, True)
-        elif which == 1 and self._call_end is not None:
-            # reasoning is over; the call and all after it are content as written (no tag in it is read again)
+        elif which == 1 and self._call_end is not None:  # the call and all after it: content as written
             self._pending, self._mode, self._passthrough, self._counting = '', M_PLAIN, True, False
             self._emit_text(out, PyUnicode_Substring(p, at, n), False)
         elif which == 1:
