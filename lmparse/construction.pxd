@@ -73,6 +73,7 @@ cdef object foreign_dump_tools(object request)
 cdef object thinking_switch(object kwargs)
 cdef bint starts_in_reasoning(Plan plan, object reasoning_parser, object kwargs) except -1
 cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except -1
+cdef object call_end_tag(object cls, object reasoning_parser, object tool_parser)
 cdef tuple text_reasoning_tags(object reasoning_parser)
 cdef object adjusted_request(object tool_parser, object request, tuple fields, object choice, bint reasoning)
 cdef tuple lead_framing(object reasoning_parser, bint reasoning_enabled, object close_tag)

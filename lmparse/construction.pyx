@@ -429,6 +429,19 @@ cdef bint calls_in_reasoning(object reasoning_parser, object tool_parser) except
         getattr(reasoning_parser, 'calls_in_reasoning', True))
 
 
+cdef object call_end_tag(object cls, object reasoning_parser, object tool_parser):
+    """The reasoning dialect's ``call_open_tag`` when a response class that sets ``call_ends_reasoning``
+    (vLLM replace mode) runs it without a tool parser: there that tag ends reasoning, and it and all
+    that follows are content for the engine's own tool parser. None: reasoning ends only at its close tag."""
+    if tool_parser is not None or reasoning_parser is None or getattr(cls, 'call_ends_reasoning', False) is not True:
+        return None
+    tag = getattr(reasoning_parser, 'call_open_tag', None)
+    if tag is not None and (type(tag) is not str or not tag):
+        raise TypeError(f'{type(reasoning_parser).__name__}.call_open_tag: expected a non-empty str or None, '
+                        f'got {tag!r}')
+    return tag
+
+
 cdef tuple text_reasoning_tags(object reasoning_parser):
     """The reasoning parser's ``text_reasoning_tags`` (open, close), checked; None: none."""
     alt = getattr(reasoning_parser, 'text_reasoning_tags', None) if reasoning_parser is not None else None

@@ -83,6 +83,12 @@ class ReasoningParser(metaclass=ReasoningMeta):
     # False: the model never calls tools inside reasoning, so a tool-open tag there is
     # reasoning text (the tool parser may declare the same: either one turns it off).
     calls_in_reasoning: ClassVar[bool] = True
+    # The tool-call open tag a model writes inside its reasoning without closing it first (Qwen3.5 /
+    # Qwen3-Coder call tools straight from ``<think>``). With a tool parser that is a call inside
+    # reasoning, as always; with none, under a response class that sets ``call_ends_reasoning``
+    # (vLLM replace mode, as vLLM's Qwen3 parser reads it) the tag ends reasoning: it and all that
+    # follows are content, as written, for the engine's own tool parser. None: no such tag.
+    call_open_tag: ClassVar[str | None] = None
     # True: an output option, not a protocol: reasoning is kept inline in content with its
     # tags (``<think>…</think>answer``, the open tag written even when the prompt held it),
     # for clients that split reasoning themselves; tool calls are still extracted.

@@ -24,6 +24,8 @@ cdef class ResponseParserCore:
     cdef object _r_open, _r_close, _t_open
     # the tool-open tag searched in reasoning: _t_open, or None when the model never calls tools there
     cdef object _t_reasoning
+    # construction.call_end_tag: a call-open tag that ends reasoning (the rest is content as written); None: none
+    cdef object _call_end
     # the tool parser's bare-call opener, searched in plain text (None: no bare calls)
     cdef object _bare_open
     # the opener counts only at the start of the plain channel (then cleared once text is content)

@@ -103,6 +103,9 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     # True: calls to tools the request does not declare are kept (vLLM's parsers keep them; SGLang
     # with SGLANG_FORWARD_UNKNOWN_TOOLS); False (default): dropped, LMDeploy's rule.
     keep_undeclared_tool_calls: ClassVar[bool]
+    # True: with no tool parser, the reasoning dialect's ``call_open_tag`` inside reasoning ends it; the
+    # tag and all that follows are content as written (vLLM replace mode); False (default): reasoning text.
+    call_ends_reasoning: ClassVar[bool]
     MODE_PLAIN: Final = "plain"
     MODE_REASONING: Final = "reasoning"
     MODE_TOOL: Final = "tool"

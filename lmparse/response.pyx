@@ -11,7 +11,7 @@ from cpython.buffer cimport PyObject_CheckBuffer
 from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.construction cimport (
-    Plan, adjusted_request, block_headers, calls_in_reasoning, content_forced, content_markers, eq,
+    Plan, adjusted_request, block_headers, call_end_tag, calls_in_reasoning, content_forced, content_markers, eq,
     lead_framing, lead_strip, leading_tag, marker_anchor, new_reasoning_parser, own_choice, own_fields,
     own_template_kwargs, starts_in_reasoning, text_reasoning_tags, thinking_switch, plan_for,
     reasoning_token_ids, same_choice, same_tag, set_default_kwargs_func, str_keys, tag_anchor,
@@ -154,14 +154,18 @@ cdef class ResponseParserCore:
                 if getattr(type(self), 'keep_undeclared_tool_calls', False) is True:
                     self._tool.keep_undeclared_calls = True
 
-        # the tool-open tag searched inside reasoning: None when the model never calls tools there
+        # the tool-open tag searched inside reasoning (None: the model never calls tools there), or call_end_tag's
+        self._call_end = call_end_tag(type(self), reasoning_parser, self.tool_parser)
         self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
+        if self._call_end is not None:
+            self._t_reasoning = self._call_end
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
         bare_searched = self._bare_mid if self._bare_anchored else self._bare_open
         cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
-        if plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(self._r_close, plan.r_close) and (
+        if self._call_end is None and plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(
+                self._r_close, plan.r_close) and (
                 not tool_active or same_tag(self._t_open, plan.t_open)) and (
                 bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
@@ -213,7 +217,7 @@ cdef class ResponseParserCore:
             # (an open tag written as several tokens, reasoning_open_token, is not checked)
             self._tag_ids = new_tag_ids(tokenizer, (
                 None if getattr(reasoning_parser, 'reasoning_open_token', None) else self._r_open,
-                self._r_close, self._t_open))
+                self._r_close, self._t_open if self._call_end is None else self._call_end))
 
     # ---- public state ---------------------------------------------------------
 
@@ -508,6 +512,9 @@ cdef class ResponseParserCore:
             self._stripping = self._lead_strip is not None
             if self._inline:
                 self._emit_text(out, <str>self._r_close, True)
+        elif which == 1 and self._call_end is not None:  # the call and all after it: content as written
+            self._pending, self._mode, self._passthrough, self._counting = '', M_PLAIN, True, False
+            self._emit_text(out, PyUnicode_Substring(p, at, n), False)
         elif which == 1:
             self._pending = PyUnicode_Substring(p, at + PyUnicode_GET_LENGTH(self._t_open), n)
             self._enter_tool_mode(False)
@@ -658,6 +665,8 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     confirm_tags_by_token_id = True
     # True: calls to tools the request does not declare are kept (vLLM; False: dropped, LMDeploy).
     keep_undeclared_tool_calls = False
+    # True: with no tool parser, the reasoning dialect's call_open_tag ends reasoning (vLLM replace mode).
+    call_ends_reasoning = False
     MODE_PLAIN = 'plain'
     MODE_REASONING = 'reasoning'
     MODE_TOOL = 'tool'

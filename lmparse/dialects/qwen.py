@@ -14,7 +14,7 @@ from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
-__all__ = ['Qwen3CoderToolParser', 'Qwen3ToolParser']
+__all__ = ['Qwen3CoderToolParser', 'Qwen3ReasoningParser', 'Qwen3ToolParser']
 
 
 @ToolParserManager.register_module(['qwen', 'qwen2d5', 'qwen3'])
@@ -57,6 +57,17 @@ class Qwen3CoderToolParser(XmlToolParser):
     reasoning_structural_tag_model = 'qwen_3_5'
 
 
-# vLLM's and SGLang's ``qwen3`` / ``qwen3-thinking`` reasoning: ``<think>`` … ``</think>``, in reasoning
-# from the start unless ``enable_thinking`` is False: lmparse's 'default'.
-ReasoningParserManager.register_module(['qwen3', 'qwen3-thinking'], module=ReasoningParser)
+@ReasoningParserManager.register_module(['qwen3', 'qwen3-thinking'])
+class Qwen3ReasoningParser(ReasoningParser):
+    """``<think>`` … ``</think>``, starts in reasoning; vLLM replace mode, no tool parser: ``<tool_call>`` ends it.
+
+    vLLM's and SGLang's ``qwen3`` / ``qwen3-thinking``: lmparse's 'default' (in reasoning from the start
+    unless ``enable_thinking`` is False) plus ``call_open_tag``. Qwen3.5 and Qwen3-Coder models call tools straight from their reasoning, without ``</think>``:
+    vLLM 0.33's ``vllm/parser/qwen3.py`` reads ``<tool_call>`` there as an implicit end of reasoning
+    (its ``(REASONING, TOOL_START)`` transition), so its reasoning parser alone hands the call to the
+    tool parser. ``call_open_tag`` declares it; it applies where the response class asks for it
+    (``call_ends_reasoning``, the vLLM plugin's replace mode). With a tool parser the call is parsed
+    inside reasoning, as for every dialect.
+    """
+
+    call_open_tag = '<tool_call>'

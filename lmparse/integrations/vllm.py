@@ -96,17 +96,20 @@ PREFIX = 'lmparse-'
 NOT_REPLACED = frozenset({'openai', 'openai_gptoss', 'kimi_k3', 'cohere_command3', 'cohere_command4', 'minicpmv',
                           'response_template', 'hf', 'beam'})
 
-_configured: dict[tuple[str | None, str | None], type] = {}
+_configured: dict[tuple[str | None, str | None, bool], type] = {}
 # Checked once here against vLLM's constructors (falls back to them if anything differs).
 _DELTAS = DeltaBuilder(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
 
 
-def _configured_class(reasoning: str | None, tool: str | None) -> type:
-    """lmparse's response parser configured for (reasoning, tool), one subclass per pair (process-wide)."""
-    key = (reasoning, tool)
+def _configured_class(reasoning: str | None, tool: str | None, call_ends: bool = False) -> type:
+    """lmparse's response parser configured for (reasoning, tool), one subclass per pair (process-wide);
+    ``call_ends`` (replace mode): a reasoning dialect's ``call_open_tag`` ends reasoning when no tool parser runs."""
+    key = (reasoning, tool, call_ends)
     cls = _configured.get(key)
     if cls is None:
-        cls = _configured[key] = lmparse.BaseResponseParser.with_parsers(reasoning, tool)
+        cls = lmparse.BaseResponseParser.with_parsers(reasoning, tool)
+        cls.call_ends_reasoning = call_ends
+        _configured[key] = cls
     return cls
 
 
@@ -268,8 +271,16 @@ def _engine_adjust(vllm_cls: Any, parser: Any, request: Any) -> Any:
     """
     if vllm_cls is None:
         return request
+    state = {'model_tokenizer': parser.model_tokenizer, 'vocab': getattr(parser, 'vocab', {})}
     proxy: Any = object.__new__(vllm_cls)
-    proxy.__dict__.update(model_tokenizer=parser.model_tokenizer, vocab=getattr(parser, 'vocab', {}))
+    proxy.__dict__.update(state)
+    engine_cls = getattr(vllm_cls, '_parser_engine_cls', None)
+    if isinstance(engine_cls, type):
+        # vLLM's parser-engine adapters hand the request to their engine's adjust_request (Mistral's
+        # guided schema for a non-grammar tokenizer), which reads the tokenizer and the request too.
+        engine: Any = object.__new__(engine_cls)
+        engine.__dict__.update(state)
+        proxy.__dict__['_parser_engine'] = engine
     try:
         return vllm_cls.adjust_request(proxy, request)
     except Exception:  # the class needs its own constructor's state: lmparse's declarations alone
@@ -291,10 +302,10 @@ class _Stream:
     on first use); fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
-                 'keep_undeclared', 'fed', 'last_ids', 'last_delta', 'no_calls')
+                 'keep_undeclared', 'call_ends', 'fed', 'last_ids', 'last_delta', 'no_calls')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
-                 chat_template_kwargs: Any, keep_undeclared: bool = False) -> None:
+                 chat_template_kwargs: Any, keep_undeclared: bool = False, call_ends: bool = False) -> None:
         self.reasoning = reasoning
         self.tool = tool
         self.tools = tools
@@ -302,6 +313,9 @@ class _Stream:
         # Under vLLM's own parser names (replace mode) calls to tools the request does not declare are
         # kept, as vLLM's parsers keep them; under lmparse-<name>, lmparse's (LMDeploy's) rule drops them.
         self.keep_undeclared = keep_undeclared
+        # Replace mode, reasoning parser alone: a call-open tag inside reasoning ends it (vLLM's Qwen3 parser
+        # reads <tool_call> so), handing the call to vLLM's tool parser; lmparse-<name> keeps it reasoning text.
+        self.call_ends = call_ends
         self.parser: Any = None
         self.finished = False
         # Tool calls of the last complete parse (non-streaming), read by the linked tool parser.
@@ -313,7 +327,7 @@ class _Stream:
         self.no_calls = False  # the request's tool_choice is "none"
 
     def new_parser(self) -> Any:
-        cls = _configured_class(self.reasoning, self.tool)
+        cls = _configured_class(self.reasoning, self.tool, self.call_ends)
         parser = cls(_lmparse_request(self.tools, self.chat_template_kwargs, self.keep_undeclared, self.no_calls))
         if self.keep_undeclared:
             tool_parser = parser.tool_parser
@@ -436,7 +450,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
         self._ctor_kwargs = kwargs
         self._linked: LmparseToolParser | None = None
-        self._stream = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs)
+        self._stream = self._own_stream()
         # Set by the first call vLLM's Parser makes on it: a linked tool parser whose reasoning parser was
         # never called before the tool parser's own first call was linked to a stale one (see _check_link).
         self._touched = False
@@ -457,7 +471,11 @@ class LmparseReasoningParser(VllmReasoningParser):
 
     def _unlink(self) -> None:
         self._linked = None
-        self._stream = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs)
+        self._stream = self._own_stream()
+
+    def _own_stream(self) -> _Stream:
+        return _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs,
+                       call_ends=self.vllm_class is not None)
 
     # -- token ids (prompt state, structured outputs, usage) --
 
@@ -539,7 +557,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         reads = self._reads
         if reads is None:
             block = (self._open_tag or '') + 'x' + self._close_tag
-            _, _, reasoning = _Stream(self.lmparse_reasoning, None, None, self._chat_template_kwargs).parse_complete(block)
+            _, _, reasoning = self._own_stream().parse_complete(block)
             reads = self._reads = reasoning is not None
         return reads
 
@@ -583,10 +601,11 @@ class LmparseReasoningParser(VllmReasoningParser):
         if isinstance(ctk, dict) and ctk and ctk != stream.chat_template_kwargs:
             # The request's switches (enable_thinking=False, ...) decide where this response starts.
             merged = dict(stream.chat_template_kwargs or {}) | ctk
-            stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared)
+            stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared,
+                             stream.call_ends)
         if stream.tool is not None and _no_calls(request):
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, stream.chat_template_kwargs,
-                             stream.keep_undeclared)
+                             stream.keep_undeclared, stream.call_ends)
             stream.no_calls = True
         content, calls, reasoning = stream.parse_complete(model_output)
         self._stream.complete_calls = calls

@@ -282,3 +282,48 @@ def test_reasoning_tokens_counted_as_parsed(name: str, kwargs: dict[str, Any], c
     text is content then), as vLLM's delegate parsers count."""
     parser = integ._reasoning_class(name, engine=True)(TOKENIZER, chat_template_kwargs=kwargs)
     assert parser.count_reasoning_tokens([12, 1, 2, 3, 13, 4]) == counted
+
+
+QWEN_CALL = '<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>'
+
+
+@pytest.mark.parametrize('engine', [True, False])
+def test_qwen3_reasoning_alone_ends_at_a_call(engine: bool) -> None:
+    # vLLM's Qwen3 parser: <tool_call> inside reasoning ends it, so its tool parser gets the call
+    cls = integ._reasoning_class('qwen3', engine=engine)
+    for text in ('plan\n\n' + QWEN_CALL, '<think>plan\n\n' + QWEN_CALL):
+        got = cls(TOKENIZER).extract_reasoning(text, request())
+        assert got == (('plan\n\n', QWEN_CALL) if engine else ('plan\n\n' + QWEN_CALL, None))
+    assert cls(TOKENIZER).extract_reasoning('r</think>a', request()) == ('r', 'a')
+
+
+def test_qwen3_reasoning_alone_hands_the_call_over_when_streamed() -> None:
+    parser = integ._reasoning_class('qwen3', engine=True)(TOKENIZER)
+    pieces = ['plan', '\n\n<tool', '_call>\n<function=bash>', '\n</function>']
+    reasoning, content, ended_at = '', '', None
+    for i, piece in enumerate(pieces):
+        delta = parser.extract_reasoning_streaming('', '', piece, [], [], [])
+        reasoning += (delta.reasoning or '') if delta is not None else ''
+        content += (delta.content or '') if delta is not None else ''
+        if ended_at is None and parser.has_engine_confirmed_reasoning_end():
+            ended_at = i  # vLLM's Parser hands every later chunk to its tool parser from here
+    assert ended_at == 2
+    assert (reasoning, content) == ('plan\n\n', '<tool_call>\n<function=bash>\n</function>')
+    own = integ._reasoning_class('qwen3')(TOKENIZER)
+    for piece in pieces:
+        own.extract_reasoning_streaming('', '', piece, [], [], [])
+        assert not own.has_engine_confirmed_reasoning_end()
+
+
+def test_engine_adapter_adjust_request_reaches_its_engine() -> None:
+    # vLLM's Mistral adapter adjusts through its parser engine: for a tokenizer without Mistral's
+    # grammar it injects the tool schema for tool_choice="required" and clears response_format
+    from unittest.mock import MagicMock
+
+    tokenizer = MagicMock()
+    tokenizer.get_vocab.return_value = {'[TOOL_CALLS]': 1}
+    tokenizer.supports_grammar = False
+    parser = integ._tool_class('mistral', engine=True)(tokenizer)
+    req = parser.adjust_request(request(tools=TOOLS, tool_choice='required', response_format={'type': 'json_object'}))
+    assert req.response_format is None
+    assert req.structured_outputs is not None and req.structured_outputs.json is not None
