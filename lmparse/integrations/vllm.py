@@ -104,11 +104,14 @@ def _configured_class(reasoning: str | None, tool: str | None) -> type:
     return cls
 
 
+_FUNCTION_FIELDS = (('description', str), ('parameters', dict), ('strict', bool))
+
+
 def _function_dict(obj: Any) -> dict[str, Any]:
     fn: dict[str, Any] = {'name': obj.name}
-    for key in ('description', 'parameters', 'strict'):
+    for key, kind in _FUNCTION_FIELDS:
         value = getattr(obj, key, None)
-        if value is not None:
+        if isinstance(value, kind):
             fn[key] = value
     return fn
 
@@ -126,6 +129,12 @@ def _tool_dict(tool: Any) -> dict[str, Any] | None:
             return {'type': 'function', 'function': _function_dict(fn)}
         if getattr(tool, 'name', None) is not None:  # Responses API FunctionTool: flat
             return {'type': 'function', 'function': _function_dict(tool)}
+        return None
+    elif not isinstance(getattr(tool, 'type', None), str):
+        # an object of the tool's shape without a type string (vLLM reads tool.function.name alone)
+        fn = getattr(tool, 'function', None)
+        if isinstance(getattr(fn, 'name', None), str):
+            return {'type': 'function', 'function': _function_dict(fn)}
         return None
     else:
         return None
@@ -254,7 +263,15 @@ def _engine_adjust(vllm_cls: Any, parser: Any, request: Any) -> Any:
     if vllm_cls is None:
         return request
     proxy: Any = object.__new__(vllm_cls)
-    proxy.__dict__.update(model_tokenizer=parser.model_tokenizer, vocab=getattr(parser, 'vocab', {}))
+    state = {'model_tokenizer': parser.model_tokenizer, 'vocab': getattr(parser, 'vocab', {})}
+    proxy.__dict__.update(state)
+    engine_cls = getattr(vllm_cls, '_parser_engine_cls', None)
+    if isinstance(engine_cls, type):
+        # vLLM's ParserEngine adapters delegate adjust_request to the engine they build (which sets
+        # skip_special_tokens=False): a bare one of its class.
+        engine: Any = object.__new__(engine_cls)
+        engine.__dict__.update(state)
+        proxy.__dict__['_parser_engine'] = engine
     try:
         return vllm_cls.adjust_request(proxy, request)
     except Exception:  # the class needs its own constructor's state: lmparse's declarations alone
@@ -304,6 +321,11 @@ class _Stream:
             if tool_parser is not None:
                 # No name filter (the schemas still type the values).
                 tool_parser.keep_undeclared_calls = True
+                if hasattr(tool_parser, 'coerce_values_to_schema'):
+                    # vLLM's DeepSeek DSML parsers convert each value to its parameter's schema type and read
+                    # a lone undeclared 'arguments' / 'input' object as the arguments (lmparse.tools.dsml).
+                    tool_parser.coerce_values_to_schema = True
+                    tool_parser.unwrap_wrapper_arguments = True
         return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:
