@@ -35,17 +35,9 @@ value, tags within a JSON string are data and any tag outside one ends the
 value (a missing close tag), except a parameter close tag that the lookahead
 does not confirm: the value is then not JSON and continues as raw text.
 
-Replace mode (``coerce_values_to_schema``, ``unwrap_wrapper_arguments``; set by
-``lmparse.integrations.vllm`` under vLLM's parser names, off by default as in
-LMDeploy): a value is converted to its parameter's schema type where it is a
-value of that type (``string="true"`` ``42`` of an integer parameter is 42), a
-JSON scalar that is none of the parameter's types is its text when the schema
-admits a string (``null`` of a string parameter is ``"null"``), an integral
-number of a number parameter is an integer, and a call whose only parameter
-is an undeclared ``arguments`` / ``input`` holding an object of declared keys
-has that object as its arguments (its fragments are held until the call shows
-the parameter is alone), as vLLM 0.33's DeepSeek V3.2 / V4 parsers give them
-(``vllm/parser/deepseek_v4.py``, ``ParserEngine._fix_arg_types``).
+Replace mode (``coerce_values_to_schema``, ``unwrap_wrapper_arguments``; off by default, as in LMDeploy)
+gives values as vLLM's DeepSeek parsers do (``lmparse.tools.dsml_values``); a lone wrapper parameter's
+fragments are held until the call shows it is alone.
 
 Tags written without their block (the block open tag without its
 ``block_lead`` at the start of the answer; with ``bare_call_open``, an invoke
@@ -62,6 +54,7 @@ from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take, held_take_with
 from lmparse.tools.xml_values cimport held_value_json, schema_types_c, value_kind
+from lmparse.tools.dsml_values cimport engine_json, engine_text, engine_types, unwrapped
 
 import json
 
@@ -129,86 +122,6 @@ cdef bint _is_json(str raw):
     except (ValueError, RecursionError):
         return False
     return True
-
-
-cdef str _engine_json(str text, tuple types):
-    """A JSON value (``text``) as vLLM's schema coercion (``vllm/tool_parsers/utils.py``,
-    ``coerce_to_schema_type`` via ``ParserEngine._fix_arg_types``) leaves it, where that loses nothing:
-    an integral number of a ``number`` parameter is written as an integer (``5.0``: ``5``), a scalar
-    that is not a value of the parameter's types is its text when the schema admits a string
-    (``null`` for a string parameter: ``"null"``); anything else as written."""
-    cdef bint ok
-    value = json.loads(text)
-    if value is None:
-        ok = 'null' in types
-    elif value is True or value is False:
-        ok = 'boolean' in types
-    elif type(value) is int:
-        ok = 'integer' in types or 'number' in types
-    elif type(value) is float:
-        if 'number' in types and (<float>value).is_integer():
-            return str(int(value))
-        ok = 'number' in types or 'integer' in types
-    else:
-        return text  # strings, objects and arrays as written
-    if ok or 'string' not in types:
-        return text
-    text = text.strip()
-    return '"' + json_string_body(text, 0, PyUnicode_GET_LENGTH(text)) + '"'
-
-
-cdef str _engine_text(str raw, tuple types):
-    """A raw-text value as ``coerce_values_to_schema`` gives it: converted where it is a value of a type of
-    the parameter other than string (``_engine_json``), else the text itself as a JSON string."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
-    out = held_value_json(raw, 0, n, types) if value_kind(types) else None
-    if out is None or (<str>out).startswith('"'):  # a string: as written (a quoted one keeps its quotes)
-        return '"' + json_string_body(raw, 0, n) + '"'
-    return _engine_json(out, types)
-
-
-cdef object _coerced_object(dict args, dict props):
-    """The top-level values of ``args`` converted to their parameters' types (vLLM's ``_fix_arg_types``
-    runs on unwrapped arguments too); None when none changes."""
-    cdef bint changed = False
-    out = {}
-    for k, v in args.items():
-        schema = props.get(k)
-        types = schema_types_c(schema, 0) if isinstance(schema, dict) else ()
-        if types and type(v) is str:
-            new = json.loads(_engine_text(<str>v, <tuple>types))
-        elif types and (v is None or type(v) in (bool, int, float)):
-            new = json.loads(_engine_json(json.dumps(v), <tuple>types))
-        else:
-            new = v
-        changed |= type(new) is not type(v) or new != v
-        out[k] = new
-    return out if changed else None
-
-
-cdef object _unwrapped(str value, object props, bint coerce):
-    """The arguments a lone wrapper parameter stands for (vLLM's ``_unwrap_wrapper_args`` in
-    ``vllm/parser/deepseek_v4.py``): its JSON object, or the object its string holds, written as the
-    model wrote it (``coerce``: its values converted as ``_coerced_object``), when every key is a declared
-    parameter; else None."""
-    try:
-        outer = json.loads(value, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return None
-    text = value.strip()
-    if type(outer) is str:
-        try:
-            outer = json.loads(<str>outer, parse_constant=_reject_constant)
-        except (ValueError, RecursionError):
-            return None
-        text = json.loads(value).strip()
-    if type(outer) is not dict or type(props) is not dict or not (<dict>outer).keys() <= (<dict>props).keys():
-        return None
-    if coerce:
-        fixed = _coerced_object(<dict>outer, <dict>props)
-        if fixed is not None:
-            return json.dumps(fixed, ensure_ascii=False)
-    return text
 
 
 cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
@@ -292,13 +205,10 @@ cdef class DsmlToolParser(ToolParser):
     # invokes written without a block (bare_call_open): the block is those invokes and ends after them
     cdef bint _bare_calls
     cdef DsmlBare _bare_grammar
-    # Replace mode (set by lmparse.integrations.vllm, as vLLM's DeepSeek parsers do): convert an attribute-typed
-    # value to its parameter's schema type where it is a value of that type, and read a call whose only
-    # parameter is an undeclared 'arguments' / 'input' object of declared keys as that object.
+    # replace mode, set by lmparse.integrations.vllm: values as vLLM's DeepSeek parsers give them (dsml_values)
     cdef public bint coerce_values_to_schema
     cdef public bint unwrap_wrapper_arguments
-    # argument fragments held while the call's first parameter is such a wrapper (None: not holding)
-    cdef list _wrapped
+    cdef list _wrapped  # argument fragments held while the first parameter may be a lone wrapper (None: not)
     cdef Py_ssize_t _wrap_prefix
 
     def __cinit__(self, *args, **kwargs):
@@ -445,16 +355,12 @@ cdef class DsmlToolParser(ToolParser):
         return 0
 
     cdef int close_arguments(self, list deltas) except -1:
-        cdef list held = self._wrapped
-        if held is not None:
-            # the call's only parameter is a wrapper: its object is the arguments when every key is declared
-            joined = ''.join(held)
-            inner = _unwrapped(joined[self._wrap_prefix:], self._call_props, self.coerce_values_to_schema)
+        if self._wrapped is not None:  # a lone wrapper parameter: its object is the arguments if its keys are declared
+            inner = unwrapped(''.join(self._wrapped)[self._wrap_prefix:], self._call_props, self.coerce_values_to_schema)
             if inner is not None:
                 self._wrapped = None
-                self.emit_c(deltas, None, inner)
                 self._param_count = 0
-                return 0
+                return self.emit_c(deltas, None, inner)
             self.flush_wrapped(deltas)
         self.emit_c(deltas, None, '}' if self._param_count else '{}')
         self._param_count = 0
@@ -465,8 +371,7 @@ cdef class DsmlToolParser(ToolParser):
         cdef str raw = held_take(&self._value, 0, self._value.len)
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
         if self.coerce_values_to_schema:
-            self.arg(deltas, _engine_text(raw, <tuple>self._arg_types))
-            return 0
+            return self.arg(deltas, engine_text(raw, <tuple>self._arg_types))
         out = held_value_json(raw, 0, n, self._arg_types)
         self.arg(deltas, ('"' + json_string_body(raw, 0, n) + '"') if out is None else out)
         return 0
@@ -483,7 +388,7 @@ cdef class DsmlToolParser(ToolParser):
         if not raw and end > 0 and _is_json(value):
             value = value if end == n else PyUnicode_Substring(value, 0, end)
             if self.coerce_values_to_schema and self._arg_types is not None:
-                value = _engine_json(value, self._arg_types)
+                value = engine_json(value, self._arg_types)
             self.arg(deltas, value)
         else:
             self.arg(deltas, '"' + json_string_body(value, 0, n) + '"')
@@ -576,7 +481,11 @@ cdef class DsmlToolParser(ToolParser):
             at = _attribute(h, kind, data, a, b, <str>self._string_attr, &value_end)
             if at >= 0:
                 phase = D_STRING if PyUnicode_Substring(h, at, value_end) in self._string_values else D_JSON
-                return self.engine_phase(phase, key) if self.coerce_values_to_schema else phase
+                if self.coerce_values_to_schema:  # a typed raw value is held, a JSON one converted at its end
+                    self._arg_types = engine_types(self._call_props, key, phase == D_STRING)
+                    if self._arg_types is not None and phase == D_STRING:
+                        return D_HELD
+                return phase
         if not self._schema_typed:
             return D_STRING if self._string_default else D_JSON
         self._arg_types = None
@@ -589,25 +498,6 @@ cdef class DsmlToolParser(ToolParser):
             return D_STRING
         self._arg_types = types
         return D_HELD
-
-    cdef int engine_phase(self, int phase, str key) except -1:
-        """``coerce_values_to_schema``: the phase of a value the attribute typed, given the parameter's schema.
-
-        A raw-text value whose schema admits a type other than string is held and converted once
-        (``emit_held``); a JSON value keeps its phase and is converted at its end (``emit_json``).
-        """
-        self._arg_types = None
-        props = self._call_props
-        schema = (<dict>props).get(key) if props is not None else None
-        if not isinstance(schema, dict):
-            return phase
-        types = schema_types_c(schema, 0)
-        if not types:
-            return phase
-        if phase == D_STRING and value_kind(<tuple>types) == 0:
-            return D_STRING
-        self._arg_types = types
-        return D_HELD if phase == D_STRING else phase
 
     cdef Py_ssize_t header(self, str text, Py_ssize_t pos, Py_ssize_t gt, list deltas, int phase) except -1:
         """Apply the header ``text[pos:gt]`` (after what is held of it); returns the offset past its terminator."""
