@@ -321,9 +321,9 @@ class _Stream:
             if tool_parser is not None:
                 # No name filter (the schemas still type the values).
                 tool_parser.keep_undeclared_calls = True
-                if hasattr(tool_parser, 'coerce_values_to_schema'):
+                if getattr(type(tool_parser), 'vllm_value_rules', False):
                     # vLLM's DeepSeek DSML parsers convert each value to its parameter's schema type and read
-                    # a lone undeclared 'arguments' / 'input' object as the arguments (lmparse.tools.dsml).
+                    # a lone undeclared 'arguments' / 'input' object as the arguments (lmparse.tools.dsml_values).
                     tool_parser.coerce_values_to_schema = True
                     tool_parser.unwrap_wrapper_arguments = True
         return parser

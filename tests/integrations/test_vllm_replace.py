@@ -254,3 +254,12 @@ def test_tool_object_without_type() -> None:
 
     assert integ._tool_dict(Tool()) == {'type': 'function', 'function': {
         'name': 'score', 'parameters': DSML_TOOLS[0]['function']['parameters']}}
+
+
+@pytest.mark.parametrize('name,engine,on', [('deepseek_v32', True, True), ('deepseek_v4', True, True),
+                                            ('deepseek_v41', True, True), ('deepseek_v4', False, False),
+                                            ('minimax_m2', True, False)])
+def test_dsml_value_rules_only_where_vllm_has_them(name: str, engine: bool, on: bool) -> None:
+    """The switches follow the dialect's ``vllm_value_rules`` (vLLM's DeepSeek parsers), in replace mode only."""
+    tool_parser = integ._Stream(None, name, DSML_TOOLS, None, engine).new_parser().tool_parser
+    assert (tool_parser.coerce_values_to_schema, tool_parser.unwrap_wrapper_arguments) == (on, on)
