@@ -156,17 +156,15 @@ cdef class ResponseParserCore:
 
         # the tool-open tag searched inside reasoning (None: the model never calls tools there), or call_end_tag's
         self._call_end = call_end_tag(type(self), reasoning_parser, self.tool_parser)
-        self._t_reasoning = self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None
-        if self._call_end is not None:
-            self._t_reasoning = self._call_end
+        self._t_reasoning = self._call_end if self._call_end is not None else (
+            self._t_open if calls_in_reasoning(reasoning_parser, self.tool_parser) else None)
         self._passthrough = reasoning_parser is None and self.tool_parser is None
         # the plan's anchors hold for the tags it assumed
         # an anchored opener is checked apart, at the start of the plain channel
         bare_searched = self._bare_mid if self._bare_anchored else self._bare_open
         cdef int slot = 0 if not tool_active else (1 if bare_searched is None else 2)
         if self._call_end is None and plan.anchors_known and same_tag(self._r_open, plan.r_open) and same_tag(
-                self._r_close, plan.r_close) and (
-                not tool_active or same_tag(self._t_open, plan.t_open)) and (
+                self._r_close, plan.r_close) and (not tool_active or same_tag(self._t_open, plan.t_open)) and (
                 bare_searched is None or same_tag(bare_searched, plan.t_bare)):
             self._anchor_plain = plan.anchor_plain[slot]
             # slot 0's reasoning anchor assumed no tool tag (the one searched in reasoning)
@@ -194,7 +192,6 @@ cdef class ResponseParserCore:
         self._pending = ''
         self._after_tool_block = False
         self._final = False
-
         self._count_on = False
         self._counting = self._mode == M_REASONING
         self._reasoning_count = 0
@@ -338,11 +335,9 @@ cdef class ResponseParserCore:
             return False
         if not self._final and start < n:
             hold = _hold_back(p, start, tag_a, tag_b, tag_c, self._markers)
-        elif self._pieces is not None and start < n:
-            hold = _cut_marker_end(p, start, tag_a, tag_b, tag_c, self._markers, self._pieces)
-            if hold < n:  # a marker the end of the output cut: dropped
-                p = self._pending = PyUnicode_Substring(p, 0, hold)
-                n = hold
+        elif self._pieces is not None and start < n:  # a marker the end of the output cut: dropped
+            n = hold = _cut_marker_end(p, start, tag_a, tag_b, tag_c, self._markers, self._pieces)
+            p = self._pending = PyUnicode_Substring(p, 0, n)
         if hold == 0:
             return False
         if hold == n:
@@ -593,8 +588,7 @@ cdef class ResponseParserCore:
         if self._tool is not None and self._tool._handback is not None:
             # a rejected (bare) call: its text is content, and no tool block separates what follows
             if self._tool._handback:  # the block may still be open: the text is of the mode it left
-                self._emit_text(out, <str>self._tool._handback,
-                                (self._mode if closed else self._return_mode) == M_REASONING)
+                self._emit_text(out, <str>self._tool._handback, (self._mode if closed else self._return_mode) == M_REASONING)
             if self._bare_anchored:  # text was content: the response no longer starts with a call
                 self._bare_open, self._bare_anchored = self._bare_mid, False
             self._tool._handback = None
@@ -677,7 +671,6 @@ class BaseResponseParser(ResponseParserCore, ResponseParser):
     @classmethod
     def set_parsers(cls, reasoning_parser_name=None, tool_parser_name=None, tokenizer=None):
         """Configure this class by registry name; unset names clear earlier settings."""
-
         cls.reasoning_parser_cls, cls.tool_parser_cls = parser_classes(
             reasoning_parser_name, tool_parser_name, tokenizer, cls.__name__)
         cls.tokenizer = tokenizer

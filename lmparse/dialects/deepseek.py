@@ -88,6 +88,10 @@ class DeepSeekV32ToolParser(DsmlToolParser):
 
     tool_calls_block_name = 'function_calls'
     structural_tag_model = 'deepseek_v3_2'
+    # vLLM's DeepSeek V3.2 / V4 / V4.1 parsers type values by the schema and unwrap a lone 'arguments' /
+    # 'input' wrapper (vllm/parser/deepseek_v4.py): lmparse.integrations.vllm switches that on in replace mode
+    # (DsmlToolParser.coerce_values_to_schema / unwrap_wrapper_arguments, lmparse.tools.dsml_values).
+    vllm_value_rules = True
     # an invoke written without its block (SGLang's detector tests: V4 often does) is a call
     # when its grammar confirms it (see DsmlToolParser.confirm_invoke)
     bare_call_open = '<\uff5cDSML\uff5cinvoke'

@@ -113,11 +113,14 @@ def _configured_class(reasoning: str | None, tool: str | None, call_ends: bool =
     return cls
 
 
+_FUNCTION_FIELDS = (('description', str), ('parameters', dict), ('strict', bool))
+
+
 def _function_dict(obj: Any) -> dict[str, Any]:
     fn: dict[str, Any] = {'name': obj.name}
-    for key in ('description', 'parameters', 'strict'):
+    for key, kind in _FUNCTION_FIELDS:
         value = getattr(obj, key, None)
-        if value is not None:
+        if isinstance(value, kind):
             fn[key] = value
     return fn
 
@@ -135,6 +138,12 @@ def _tool_dict(tool: Any) -> dict[str, Any] | None:
             return {'type': 'function', 'function': _function_dict(fn)}
         if getattr(tool, 'name', None) is not None:  # Responses API FunctionTool: flat
             return {'type': 'function', 'function': _function_dict(tool)}
+        return None
+    elif not isinstance(getattr(tool, 'type', None), str):
+        # an object of the tool's shape without a type string (vLLM reads tool.function.name alone)
+        fn = getattr(tool, 'function', None)
+        if isinstance(getattr(fn, 'name', None), str):
+            return {'type': 'function', 'function': _function_dict(fn)}
         return None
     else:
         return None
@@ -338,6 +347,11 @@ class _Stream:
                     # vLLM's XML parsers end a value at the next parameter opener: lmparse only at one the
                     # grammar confirms (a declared parameter not given yet, on its own line).
                     tool_parser.next_arg_ends_value = True
+                if getattr(type(tool_parser), 'vllm_value_rules', False):
+                    # vLLM's DeepSeek DSML parsers convert each value to its parameter's schema type and read
+                    # a lone undeclared 'arguments' / 'input' object as the arguments (lmparse.tools.dsml_values).
+                    tool_parser.coerce_values_to_schema = True
+                    tool_parser.unwrap_wrapper_arguments = True
         return parser
 
     def feed(self, text: str, token_ids: Sequence[int]) -> DeltaMessage | None:

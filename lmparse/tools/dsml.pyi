@@ -44,6 +44,11 @@ class DsmlToolParser(ToolParser):
     attribute_entities: ClassVar[tuple[tuple[str, str], ...]]
     block_open_tag: ClassVar[str | None]
     block_close_tag: ClassVar[str | None]
+    # Replace mode (lmparse.integrations.vllm sets both, as vLLM's DeepSeek parsers read values): a value
+    # converted to its parameter's schema type where it is a value of that type; a call whose only
+    # parameter is an undeclared 'arguments' / 'input' object of declared keys has that object as arguments.
+    coerce_values_to_schema: bool
+    unwrap_wrapper_arguments: bool
     @classmethod
     def get_tool_open_tag(cls) -> str: ...
     @classmethod

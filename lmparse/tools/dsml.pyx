@@ -35,6 +35,10 @@ value, tags within a JSON string are data and any tag outside one ends the
 value (a missing close tag), except a parameter close tag that the lookahead
 does not confirm: the value is then not JSON and continues as raw text.
 
+Replace mode (``coerce_values_to_schema``, ``unwrap_wrapper_arguments``; off by default, as in LMDeploy)
+gives values as vLLM's DeepSeek parsers do (``lmparse.tools.dsml_values``); a lone wrapper parameter's
+fragments are held until the call shows it is alone.
+
 Tags written without their block (the block open tag without its
 ``block_lead`` at the start of the answer; with ``bare_call_open``, an invoke
 with no block) are structure only when the grammar confirms them: see
@@ -49,9 +53,8 @@ from lmparse.tools.dsml_grammar cimport BARE_BLOCK, BARE_CALL, BARE_HOLD, DsmlBa
 from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.json_scanner cimport JsonValueScanner
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take, held_take_with
-from lmparse.tools.xml_values cimport held_value_json, schema_types_c, value_kind
-
-import json
+from lmparse.tools.xml_values cimport held_value_json, is_json, schema_types_c, value_kind
+from lmparse.tools.dsml_values cimport engine_json, engine_text, engine_types, unwrapped
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -65,27 +68,6 @@ __all__ = ['DSML_TOKEN', 'DsmlToolParser']
 # U+FF5C FULLWIDTH VERTICAL LINE on both sides, as DeepSeek's encodings write it.
 DSML_TOKEN = '\uff5cDSML\uff5c'
 
-cdef enum:
-    D_INVOKE_START = 0
-    D_INVOKE_HEADER = 1
-    D_PARAM_OR_END = 2
-    D_PARAM_HEADER = 3
-    D_STRING = 4
-    D_JSON = 5
-    D_PARAM_END = 6
-    D_HELD = 7
-    D_JSON_AFTER = 8  # a JSON value ended lexically: whitespace held until its close tag
-    D_RAW = 9  # a JSON value that turned out not to be JSON: held raw text, a JSON string at its end
-
-# Marker indices in ``_markers``.
-cdef enum:
-    K_INVOKE = 0
-    K_PARAM = 1
-    K_INVOKE_CLOSE = 2
-    K_PARAM_CLOSE = 3
-    K_BLOCK_CLOSE = 4
-    K_COUNT = 5
-
 # The markers each phase reacts to, in priority order, -1 ended (anything else
 # before them is skipped). Outside a JSON string a tag cannot be data, so
 # any of them ends a JSON value.
@@ -96,27 +78,8 @@ cdef int[6] _PARAM_END_SET = [K_PARAM_CLOSE, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_PA
 cdef int[2] _STRING_END_SET = [K_PARAM_CLOSE, -1]
 # What confirms a parameter close tag when it follows it (after whitespace).
 cdef int[5] _AFTER_PARAM_SET = [K_PARAM, K_INVOKE_CLOSE, K_BLOCK_CLOSE, K_INVOKE, -1]
-cdef enum:
-    # Raw text up to this long is scanned lead by lead; longer text with one substring search.
-    _SHORT_VALUE = 256
-    # Whitespace between a close tag and the tag that confirms it: a longer run makes the close tag text.
-    _CONFIRM_WINDOW = 64
-
 _PHASE_NAMES = ('invoke_start', 'invoke_header', 'parameter_or_invoke_end', 'parameter_header',
                 'string_value', 'json_value', 'parameter_end', 'held_value', 'json_value_end', 'raw_json_value')
-
-
-def _reject_constant(value):
-    raise ValueError(value)
-
-
-cdef bint _is_json(str raw):
-    """Whether ``raw`` is one JSON value (NaN and Infinity are not JSON)."""
-    try:
-        json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 cdef inline bint _may_start_json(Py_UCS4 c) noexcept:
@@ -206,6 +169,11 @@ cdef class DsmlToolParser(ToolParser):
     cdef bint _text_is_content
     # text between calls that is not markup is going out as content: its spaces are kept
     cdef bint _block_text
+    # replace mode, set by lmparse.integrations.vllm: values as vLLM's DeepSeek parsers give them (dsml_values)
+    cdef public bint coerce_values_to_schema
+    cdef public bint unwrap_wrapper_arguments
+    cdef list _wrapped  # argument fragments held while the first parameter may be a lone wrapper (None: not)
+    cdef Py_ssize_t _wrap_prefix
 
     def __cinit__(self, *args, **kwargs):
         self._header.kind = 1
@@ -268,6 +236,7 @@ cdef class DsmlToolParser(ToolParser):
         self._skip_open = False
         self._bare_calls = False
         self._block_text = False
+        self._wrapped = None
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -336,7 +305,29 @@ cdef class DsmlToolParser(ToolParser):
         """First ``wanted`` marker at or after ``pos`` (``_hit`` = its index, -1 for none); see ``seek_marker``."""
         return seek_marker(text, pos, size, self._lead, self._markers, wanted, final, &self._hit)
 
+    cdef inline int arg(self, list deltas, object text) except -1:
+        """An argument fragment of the current call: emitted, or held while a wrapper parameter may be unwrapped."""
+        if self._wrapped is not None:
+            self._wrapped.append(text)
+            return 0
+        return self.emit_c(deltas, None, text)
+
+    cdef int flush_wrapped(self, list deltas) except -1:
+        """A held wrapper parameter is an ordinary one (another parameter follows it): its fragments go out."""
+        cdef list held = self._wrapped
+        if held is not None:
+            self._wrapped = None
+            self.emit_c(deltas, None, ''.join(held))
+        return 0
+
     cdef int close_arguments(self, list deltas) except -1:
+        if self._wrapped is not None:  # a lone wrapper parameter: its object is the arguments if its keys are declared
+            inner = unwrapped(''.join(self._wrapped)[self._wrap_prefix:], self._call_props, self.coerce_values_to_schema)
+            if inner is not None:
+                self._wrapped = None
+                self._param_count = 0
+                return self.emit_c(deltas, None, inner)
+            self.flush_wrapped(deltas)
         self.emit_c(deltas, None, '}' if self._param_count else '{}')
         self._param_count = 0
         return 0
@@ -345,8 +336,10 @@ cdef class DsmlToolParser(ToolParser):
         """The held schema-typed value as JSON (converted once; its raw text as a string when it is not its type)."""
         cdef str raw = held_take(&self._value, 0, self._value.len)
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(raw)
+        if self.coerce_values_to_schema:
+            return self.arg(deltas, engine_text(raw, <tuple>self._arg_types))
         out = held_value_json(raw, 0, n, self._arg_types)
-        self.emit_c(deltas, None, ('"' + json_string_body(raw, 0, n) + '"') if out is None else out)
+        self.arg(deltas, ('"' + json_string_body(raw, 0, n) + '"') if out is None else out)
         return 0
 
     cdef int emit_json(self, list deltas, bint raw) except -1:
@@ -358,10 +351,13 @@ cdef class DsmlToolParser(ToolParser):
         cdef Py_ssize_t end = n
         while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
             end -= 1
-        if not raw and end > 0 and _is_json(value):
-            self.emit_c(deltas, None, value if end == n else PyUnicode_Substring(value, 0, end))
+        if not raw and end > 0 and is_json(value):
+            value = value if end == n else PyUnicode_Substring(value, 0, end)
+            if self.coerce_values_to_schema and self._arg_types is not None:
+                value = engine_json(value, self._arg_types)
+            self.arg(deltas, value)
         else:
-            self.emit_c(deltas, None, '"' + json_string_body(value, 0, n) + '"')
+            self.arg(deltas, '"' + json_string_body(value, 0, n) + '"')
         return 0
 
     cdef Py_ssize_t scan_json(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas, bint final) except -1:
@@ -380,7 +376,7 @@ cdef class DsmlToolParser(ToolParser):
                     PyUnicode_READ(kind, data, at)):
                 # cannot be JSON: the raw text streams as a string from here
                 lead_space = held_take_with(&self._value, text, pos, at)
-                self.emit_c(deltas, None, '"' + json_string_body(lead_space, 0, PyUnicode_GET_LENGTH(lead_space)))
+                self.arg(deltas, '"' + json_string_body(lead_space, 0, PyUnicode_GET_LENGTH(lead_space)))
                 self._phase = D_STRING
                 return at
         pos = scanner.scan_to_marker(text, pos, size, self, _param_end_limit, final, &at_marker)
@@ -446,10 +442,16 @@ cdef class DsmlToolParser(ToolParser):
     cdef int value_phase(self, str h, int kind, void *data, Py_ssize_t a, Py_ssize_t b, str key) except -1:
         """D_STRING, D_JSON or D_HELD for the parameter whose header is ``h[a:b]``."""
         cdef Py_ssize_t at = -1, value_end = 0
+        cdef int phase
         if self._string_attr is not None:
             at = _attribute(h, kind, data, a, b, <str>self._string_attr, &value_end)
             if at >= 0:
-                return D_STRING if PyUnicode_Substring(h, at, value_end) in self._string_values else D_JSON
+                phase = D_STRING if PyUnicode_Substring(h, at, value_end) in self._string_values else D_JSON
+                if self.coerce_values_to_schema:  # a typed raw value is held, a JSON one converted at its end
+                    self._arg_types = engine_types(self._call_props, key, phase == D_STRING)
+                    if self._arg_types is not None and phase == D_STRING:
+                        return D_HELD
+                return phase
         if not self._schema_typed:
             return D_STRING if self._string_default else D_JSON
         self._arg_types = None
@@ -489,7 +491,7 @@ cdef class DsmlToolParser(ToolParser):
             if at >= 0 and value_end > at:
                 name = _attribute_text(h, at, value_end, self._entities)
                 self.emit_c(deltas, name, None)
-                if self._schema_typed:
+                if self._schema_typed or self.coerce_values_to_schema or self.unwrap_wrapper_arguments:
                     self.begin_call_props(name)
             else:
                 self._output_index = REJECTED_INDEX  # no name: never invent one
@@ -503,14 +505,20 @@ cdef class DsmlToolParser(ToolParser):
         key = _attribute_text(h, at, value_end, self._entities) if at >= 0 else ''
         value = self.value_phase(h, kind, data, a, b, key)
         prefix = '{' if self._param_count == 0 else ', '
+        if (self._param_count == 0 and self.unwrap_wrapper_arguments and (key == 'arguments' or key == 'input')
+                and self._call_props and key not in <dict>self._call_props):
+            self._wrapped = []  # held until the call shows whether this is its only parameter
+        else:
+            self.flush_wrapped(deltas)
         key = json_string_body(key, 0, PyUnicode_GET_LENGTH(key))
         self._param_count += 1
+        self._wrap_prefix = PyUnicode_GET_LENGTH(prefix) + PyUnicode_GET_LENGTH(key) + 4  # '"KEY": '
         if self_closing:
             # ``<parameter name="k"/>``: the empty text it wrote.
-            self.emit_c(deltas, None, f'{prefix}"{key}": ""')
+            self.arg(deltas, f'{prefix}"{key}": ""')
             self._phase = D_PARAM_OR_END
             return gt
-        self.emit_c(deltas, None, f'{prefix}"{key}": "' if value == D_STRING else f'{prefix}"{key}": ')
+        self.arg(deltas, f'{prefix}"{key}": "' if value == D_STRING else f'{prefix}"{key}": ')
         self._value_scanner.reset_c()
         self._phase = value
         return gt
@@ -611,7 +619,7 @@ cdef class DsmlToolParser(ToolParser):
                         pos = at
                         break  # held until the lookahead decides
                     if phase == D_STRING:
-                        self.emit_c(deltas, None, json_string_body(text, pos, at) + '"')
+                        self.arg(deltas, json_string_body(text, pos, at) + '"')
                     else:
                         self.value_text(phase, text, pos, at, deltas)
                     if phase == D_HELD:
@@ -661,7 +669,7 @@ cdef class DsmlToolParser(ToolParser):
         if b <= a:
             return 0
         if phase == D_STRING:
-            self.emit_c(deltas, None, json_string_body(text, a, b))
+            self.arg(deltas, json_string_body(text, a, b))
         else:
             held_append(&self._value, text, a, b)
         return 0
@@ -672,7 +680,7 @@ cdef class DsmlToolParser(ToolParser):
         if self._header.len:
             held_free(&self._header)  # an unterminated header: nothing of it is emitted
         if phase == D_STRING:
-            self.emit_c(deltas, None, '"')
+            self.arg(deltas, '"')
         elif phase == D_HELD:
             self.emit_held(deltas)  # released as written, converted like a closed one
         elif phase == D_JSON or phase == D_JSON_AFTER or phase == D_RAW:

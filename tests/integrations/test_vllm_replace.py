@@ -327,3 +327,68 @@ def test_engine_adapter_adjust_request_reaches_its_engine() -> None:
     req = parser.adjust_request(request(tools=TOOLS, tool_choice='required', response_format={'type': 'json_object'}))
     assert req.response_format is None
     assert req.structured_outputs is not None and req.structured_outputs.json is not None
+
+
+DSML = '｜DSML｜'
+DSML_TOOLS = [{'type': 'function', 'function': {'name': 'score', 'parameters': {'type': 'object', 'properties': {
+    'value': {'type': 'integer'}, 'note': {'type': 'string'}}}}}]
+DSML_CALL = (f'\n\n<{DSML}tool_calls>\n<{DSML}invoke name="score">\n'
+             f'<{DSML}parameter name="arguments" string="false">{{"value": "7", "note": null}}</{DSML}parameter>\n'
+             f'</{DSML}invoke>\n</{DSML}tool_calls>')
+DSML_TYPED = (f'\n\n<{DSML}tool_calls>\n<{DSML}invoke name="score">\n'
+              f'<{DSML}parameter name="value" string="true">42</{DSML}parameter>\n'
+              f'<{DSML}parameter name="note" string="false">null</{DSML}parameter>\n'
+              f'</{DSML}invoke>\n</{DSML}tool_calls>')
+
+
+@pytest.mark.parametrize('engine', [True, False])
+def test_dsml_values_as_vllm(engine: bool) -> None:
+    """Replace mode: DSML values typed by the schema and a lone 'arguments' wrapper unwrapped, as vLLM's
+    DeepSeek V4 parser gives them; lmparse-deepseek_v4 keeps LMDeploy's reading (the attribute types the value)."""
+    cls = integ._tool_class('deepseek_v4', engine=engine)
+    typed = json.loads(cls(TOKENIZER, DSML_TOOLS).extract_tool_calls(DSML_TYPED, request(tools=DSML_TOOLS))
+                       .tool_calls[0].function.arguments)
+    wrapped = json.loads(cls(TOKENIZER, DSML_TOOLS).extract_tool_calls(DSML_CALL, request(tools=DSML_TOOLS))
+                         .tool_calls[0].function.arguments)
+    if engine:
+        assert typed == {'value': 42, 'note': 'null'}
+        assert wrapped == {'value': 7, 'note': 'null'}  # unwrapped, then typed as any top-level value
+    else:
+        assert typed == {'value': '42', 'note': None}
+        assert wrapped == {'arguments': {'value': '7', 'note': None}}
+    vllm_cls = ToolParserManager.get_tool_parser('deepseek_v4')
+    if engine and not vllm_cls.__module__.startswith('lmparse.'):
+        for text, got in ((DSML_TYPED, typed), (DSML_CALL, wrapped)):
+            theirs = vllm_cls(TOKENIZER, DSML_TOOLS).extract_tool_calls(text, request(tools=DSML_TOOLS))
+            assert json.loads(theirs.tool_calls[0].function.arguments) == got
+
+
+def test_engine_adapter_adjust_request() -> None:
+    """vLLM's ParserEngine adapters set skip_special_tokens=False through their engine: replace mode too."""
+    parser = integ._tool_class('deepseek_v32', engine=True)(TOKENIZER)
+    req = parser.adjust_request(request(tools=DSML_TOOLS, tool_choice='auto'))
+    assert req.skip_special_tokens is False
+
+
+def test_tool_object_without_type() -> None:
+    """A tool object of the tool's shape without a type string is read by its function's name and schema."""
+
+    class Fn:
+        name = 'score'
+        parameters = DSML_TOOLS[0]['function']['parameters']
+        description = None
+
+    class Tool:
+        function = Fn()
+
+    assert integ._tool_dict(Tool()) == {'type': 'function', 'function': {
+        'name': 'score', 'parameters': DSML_TOOLS[0]['function']['parameters']}}
+
+
+@pytest.mark.parametrize('name,engine,on', [('deepseek_v32', True, True), ('deepseek_v4', True, True),
+                                            ('deepseek_v41', True, True), ('deepseek_v4', False, False),
+                                            ('minimax_m2', True, False)])
+def test_dsml_value_rules_only_where_vllm_has_them(name: str, engine: bool, on: bool) -> None:
+    """The switches follow the dialect's ``vllm_value_rules`` (vLLM's DeepSeek parsers), in replace mode only."""
+    tool_parser = integ._Stream(None, name, DSML_TOOLS, None, engine).new_parser().tool_parser
+    assert (tool_parser.coerce_values_to_schema, tool_parser.unwrap_wrapper_arguments) == (on, on)
