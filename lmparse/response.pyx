@@ -107,7 +107,11 @@ cdef class ResponseParserCore:
         else:
             reasoning_parser = rcls(**kwargs)
         self.reasoning_parser = reasoning_parser
-        self.tool_parser = plan.tcls() if plan.tcls is not None else None
+        if plan.t_select is not None:
+            # a dialect whose layout a chat-template switch picks (K2 Horizon's tool_call_format)
+            self.tool_parser = plan.t_select(kwargs if type(kwargs) is dict else {})()
+        else:
+            self.tool_parser = plan.tcls() if plan.tcls is not None else None
         cdef bint reasoning_enabled = reasoning_parser is not None and enable_thinking is not False and (
             starts_in_reasoning(plan, reasoning_parser, kwargs))
         self.reasoning_enabled = reasoning_enabled

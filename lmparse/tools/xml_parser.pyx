@@ -195,10 +195,12 @@ cdef class XmlToolParser(ToolParser):
         self._bare = False
         self._out = None
         del self._frags[:]
+        self._no_call_text = []
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
         start_block(self)
+        self._no_call_text = None
         self._bare = True
         self._bare_raw = self._grammar.function_open
         return 0
@@ -323,15 +325,24 @@ cdef class XmlToolParser(ToolParser):
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
                 if self._step.skip > pos:
+                    if self._no_call_text is not None and phase == PH_FUNCTION and self._name_state == NAME_NONE:
+                        self._no_call_text.append(PyUnicode_Substring(text, pos, self._step.skip))
                     pos = self._step.skip
                 break
+            if (phase == PH_FUNCTION and self._out_name is None and self._no_call_text is not None
+                    and self._close_tag is not None and text.startswith(<str>self._close_tag, r)):
+                self._no_call_text.append(PyUnicode_Substring(text, pos, r))
+                if self.hand_back_block():
+                    pos = r
+                    break
             pos = r
             self._step.resume = 0
             if phase == PH_FUNCTION:
                 name = self._out_name
                 if name is None:
-                    self._phase = PH_DONE  # the block holds no call
+                    self._phase = PH_DONE  # no call after the last one
                     continue
+                self._no_call_text = None
                 self.begin_function(deltas, name)
                 if self._step.phase == PH_DONE:
                     self.close_object()
@@ -357,6 +368,11 @@ cdef class XmlToolParser(ToolParser):
                     self._reset_call_state()
                 else:
                     self._phase = PH_DONE
+        if final and not self._payload_closed and self._no_call_text is not None and self._phase == PH_FUNCTION \
+                and self._name_state == NAME_NONE:
+            self._no_call_text.append(PyUnicode_Substring(text, pos, size))  # the rest, a cut tag included
+            if self.hand_back_block():
+                pos = size
         if final and not self._payload_closed:
             # End of input: close what was emitted and the value being written (held whole), invent nothing.
             if self._phase == PH_ARG_VALUE and (self._mode == M_STREAMING or self._mode == M_BUFFERED):
@@ -370,6 +386,21 @@ cdef class XmlToolParser(ToolParser):
             self._reset_call_state()
             held_free(&self._held)
         return pos
+
+    cdef bint hand_back_block(self) except -1:
+        """The block ends (closed, or cut by the end of the output) holding no call but text: that text,
+        the open tag before it, is content and a close tag after it plain text again (a group of junk
+        loses no text). True when handed back; an empty block (whitespace only) is dropped as before."""
+        cdef str held = ''.join(self._no_call_text)
+        self._no_call_text = None
+        if not held.strip():
+            return False
+        open_tag = self.get_tool_open_tag()
+        self._handback = (open_tag if isinstance(open_tag, str) else '') + held
+        self._close_tag = None
+        self._payload_closed = True
+        self._phase = PH_DONE
+        return True
 
     # ---- bare calls (see xml_bare) --------------------------------------------
 
