@@ -40,9 +40,11 @@ reasoning; ``reasoning_effort`` (``chat_template_kwargs``, as vLLM reads it)
 selects the pair: ``high`` (default) ``<ifm|think>`` / ``</ifm|think>``,
 ``medium`` ``<ifm|think_fast>`` / ``</ifm|think_fast>``, ``low``
 ``<ifm|think_faster>`` / ``</ifm|think_faster>``; any other value is a
-``ValueError`` (vLLM; SGLang falls back to ``medium``). A tool group inside
-an unclosed reasoning block is a tool call and the reasoning resumes after it
-(vLLM and SGLang end the reasoning there).
+``ValueError`` (vLLM; SGLang falls back to ``medium``), ``None`` reads as the
+default. A tool group inside an unclosed reasoning block is a tool call and
+the reasoning resumes after it (vLLM and SGLang end the reasoning there);
+``call_open_tag`` declares the group's tag for the vLLM plugin's reasoning
+parser used alone, which ends the reasoning there as vLLM does.
 """
 from __future__ import annotations
 
@@ -132,6 +134,9 @@ class K2HorizonReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<ifm|think>'
     reasoning_close_tag = '</ifm|think>'
+    # The reasoning parser alone (vLLM replace mode): a tool group ends the reasoning and is content,
+    # as vLLM's parser reads it (read by the call_ends_reasoning mechanism of the Qwen3 work).
+    call_open_tag = '<ifm|tool_calls>'
 
     def __new__(cls, **kwargs: Any) -> K2HorizonReasoningParser:
         effort = kwargs.get('reasoning_effort', 'high')

@@ -651,7 +651,9 @@ class LmparseToolParser(ParserEngineToolAdapter):
         tcls = lmparse.ToolParserManager.get(self.lmparse_tool)
         # The dialect's own check of the request (a template switch it cannot serve), before generation as
         # vLLM's parsers raise from adjust_request: _engine_adjust below swallows the vLLM class's errors.
-        tcls.validate_request(request)
+        validate = getattr(tcls, 'validate_request', None)
+        if validate is not None:
+            validate(request)
         settings = dict(tcls.request_settings or {})
         if request.tools and getattr(request, 'tool_choice', None) != 'none':
             settings.update(tcls.request_settings_with_tools or {})

@@ -51,8 +51,6 @@ class ToolParser:
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     # ---- request ----
-    @classmethod
-    def validate_request(cls, request: Any) -> None: ...
     def adjust_request(self, request: Any) -> Any:
         """Dump tools for the chat template and record the allowed names."""
     @classmethod

@@ -465,14 +465,6 @@ cdef class ToolParser:
         return request
 
     @classmethod
-    def validate_request(cls, request):
-        """Raise ``ValueError`` for a request this dialect cannot serve (a chat-template switch it does
-        not know); the default accepts every request. A dialect's ``adjust_request`` calls it, and the
-        engine adapters call it before generation (vLLM's ``adjust_request``), where the dialect's own
-        ``adjust_request`` is not run."""
-        return None
-
-    @classmethod
     def build_required_response_format(cls, tools, *, reasoning):
         """XGrammar structural tag forcing at least one tool call."""
         model = cls.structural_tag_model

@@ -71,11 +71,8 @@ cdef class XmlToolParser(ToolParser):
     cdef bint _bare
     cdef str _bare_raw
     cdef object _bare_name
-    # text skipped before the block's first call (handed back when the block holds none); None once a call began
-    cdef list _no_call_text
 
     cdef _reset_call_state(self)
-    cdef bint hand_back_block(self) except -1
     cdef object held_name(self, str text)
     cdef bint bare_step(self, str text, Py_ssize_t *cursor, Py_ssize_t size, bint final, list deltas) except -1
     cdef int fresh_step(self, str payload, Py_ssize_t pos) except -1

@@ -21,7 +21,7 @@ close tag, another call or only whitespace; with the close tag missing,
 ``function_close`` ends it before the block's close tag or another call, and
 the block's close tag before another block. An opener inside a value (the
 next argument's, a call's) is always text: a missing close tag before it is
-the same text as a value that contains it.
+the same text as a value that contains it. A block holding text but no call is content (no_call.pxd).
 """
 import json
 
@@ -33,7 +33,7 @@ from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
     NAME_NONE, PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
-    XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
+    XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, _step_name, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
     _after_newline, _before_newline, _cdata_inner, _check_pos, _drifted_close, _end_at, _ends_with_prefix,
@@ -42,6 +42,7 @@ from lmparse.tools.xml_text cimport (
 )
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
+from lmparse.tools.no_call cimport no_call_end, no_call_skip
 
 
 cdef extern from "Python.h":
@@ -57,12 +58,6 @@ cdef extern from "Python.h":
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
 __all__ = ['XmlToolParser']
-
-
-cdef inline object _step_name(str text, XmlStep *st):
-    if st.name_start < 0:
-        return None
-    return PyUnicode_Substring(text, st.name_start, st.name_end)
 
 
 cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
@@ -195,12 +190,11 @@ cdef class XmlToolParser(ToolParser):
         self._bare = False
         self._out = None
         del self._frags[:]
-        self._no_call_text = []
+        self._no_call_text = []  # a group of junk is content (no_call.pxd)
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
         start_block(self)
-        self._no_call_text = None
         self._bare = True
         self._bare_raw = self._grammar.function_open
         return 0
@@ -324,25 +318,22 @@ cdef class XmlToolParser(ToolParser):
                 continue
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
-                if self._step.skip > pos:
-                    if self._no_call_text is not None and phase == PH_FUNCTION and self._name_state == NAME_NONE:
-                        self._no_call_text.append(PyUnicode_Substring(text, pos, self._step.skip))
+                if phase == PH_FUNCTION and self._name_state == NAME_NONE and no_call_skip(
+                        self, text, pos, self._step.skip, final):
+                    pos = size  # the block held no call: its text was handed back
+                elif self._step.skip > pos:
                     pos = self._step.skip
                 break
-            if (phase == PH_FUNCTION and self._out_name is None and self._no_call_text is not None
-                    and self._close_tag is not None and text.startswith(<str>self._close_tag, r)):
-                self._no_call_text.append(PyUnicode_Substring(text, pos, r))
-                if self.hand_back_block():
-                    pos = r
-                    break
+            if phase == PH_FUNCTION and no_call_end(self, text, pos, r, self._out_name):
+                pos = r
+                break
             pos = r
             self._step.resume = 0
             if phase == PH_FUNCTION:
                 name = self._out_name
                 if name is None:
-                    self._phase = PH_DONE  # no call after the last one
+                    self._phase = PH_DONE  # the block holds no call
                     continue
-                self._no_call_text = None
                 self.begin_function(deltas, name)
                 if self._step.phase == PH_DONE:
                     self.close_object()
@@ -368,11 +359,6 @@ cdef class XmlToolParser(ToolParser):
                     self._reset_call_state()
                 else:
                     self._phase = PH_DONE
-        if final and not self._payload_closed and self._no_call_text is not None and self._phase == PH_FUNCTION \
-                and self._name_state == NAME_NONE:
-            self._no_call_text.append(PyUnicode_Substring(text, pos, size))  # the rest, a cut tag included
-            if self.hand_back_block():
-                pos = size
         if final and not self._payload_closed:
             # End of input: close what was emitted and the value being written (held whole), invent nothing.
             if self._phase == PH_ARG_VALUE and (self._mode == M_STREAMING or self._mode == M_BUFFERED):
@@ -386,21 +372,6 @@ cdef class XmlToolParser(ToolParser):
             self._reset_call_state()
             held_free(&self._held)
         return pos
-
-    cdef bint hand_back_block(self) except -1:
-        """The block ends (closed, or cut by the end of the output) holding no call but text: that text,
-        the open tag before it, is content and a close tag after it plain text again (a group of junk
-        loses no text). True when handed back; an empty block (whitespace only) is dropped as before."""
-        cdef str held = ''.join(self._no_call_text)
-        self._no_call_text = None
-        if not held.strip():
-            return False
-        open_tag = self.get_tool_open_tag()
-        self._handback = (open_tag if isinstance(open_tag, str) else '') + held
-        self._close_tag = None
-        self._payload_closed = True
-        self._phase = PH_DONE
-        return True
 
     # ---- bare calls (see xml_bare) --------------------------------------------
 
