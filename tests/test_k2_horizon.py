@@ -90,7 +90,10 @@ CASES = [
     case('junk-group-is-content', f'x{END}a{GO}junk{GC}b', f'a{GO}junk{GC}b', 'x'),
     case('junk-group-then-group', f'x{END}{GO}\njunk\n{GC}\n' + group(call('get_time')), f'{GO}\njunk\n{GC}\n', 'x',
          [('get_time', '{}')]),
-    case('junk-group-truncated', f'x{END}a{GO}junk <ifm|tool', f'a{GO}junk <ifm|tool', 'x'),
+    # cut by the end of the output: the truncation rule (the cut group is dropped)
+    case('junk-group-truncated', f'x{END}a{GO}junk <ifm|tool', 'a', 'x'),
+    case('json-cut-after-open', f'x{END}a{GO}\n{CO[:6]}', 'a', 'x', tool_call_format='json'),
+    case('json-junk-group-truncated', f'x{END}a{GO}junk', f'a{GO}junk', 'x', tool_call_format='json'),
     case('junk-group-in-reasoning', f'a{GO}junk{GC}b{END}c', 'c', f'a{GO}junk{GC}b'),
     case('empty-group-dropped', f'x{END}a{GO}\n{GC}b', 'ab', 'x'),
     # junk before the first call of a group is still skipped (the group holds a call)

@@ -91,6 +91,7 @@ class K2HorizonToolParser(XmlToolParser):
     # The markers are special tokens: keep them in the decoded text.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     structural_tag_model = None  # neither engine builds one for this format
+    no_call_block_is_content = True  # a group of junk is text, as vLLM returns it
 
     @classmethod
     def for_template_kwargs(cls, kwargs: dict[str, Any]) -> type:

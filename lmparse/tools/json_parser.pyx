@@ -388,14 +388,20 @@ cdef class JsonToolParser(ToolParser):
             while q < size and q <= _TAIL_WINDOW and _json_ws(PyUnicode_READ(kind, data, q)):
                 q += 1
             if q == size:
-                return 0 if not final and q <= _TAIL_WINDOW else self.no_call_block(text, q)
+                if final:  # cut after the open tag: dropped, as every truncated block
+                    self._payload_closed = True
+                    return q
+                return 0 if q <= _TAIL_WINDOW else self.no_call_block(text, q)
             if not tagged and PyUnicode_READ(kind, data, q) == PyUnicode_READ(
                     PyUnicode_KIND(self._call_open), PyUnicode_DATA(self._call_open), 0):
                 if size - q >= n and text.startswith(self._call_open, q):
                     q += n
                     tagged = True
                     continue
-                if size - q < n and not final and self._call_open.startswith(PyUnicode_Substring(text, q, size)):
+                if size - q < n and self._call_open.startswith(PyUnicode_Substring(text, q, size)):
+                    if final:  # a cut call tag: dropped
+                        self._payload_closed = True
+                        return size
                     return 0
             break
         if PyUnicode_READ(kind, data, q) == u'{':

@@ -1,13 +1,16 @@
-"""A tool block that ends holding text but no call: its text is content, never lost.
+"""A tool block closed holding text but no call: its text is content (``no_call_block_is_content``).
 
-A family collects the text it skips before a block's first call (``no_call_skip``);
-when the block then ends with no call, at its close tag (``no_call_end``) or at
-the end of the output, the open tag and that text are handed back as content
-and the close tag after them is plain text again. A call's name stops the
-collection (text skipped before a call is still dropped); a block holding only
-whitespace is dropped as before.
+An XML-family dialect that declares ``no_call_block_is_content = True`` (K2
+Horizon: vLLM's parser returns such a group as text) has the text skipped
+before a block's first call collected (``no_call_skip``); when the block's
+close tag then ends it with no call (``no_call_end``), the open tag and that
+text are handed back as content and the close tag after them is plain text
+again. A call's name stops the collection (text skipped before a call is
+still dropped); a block holding only whitespace, and one cut by the end of the
+output (the truncation rule), are dropped as for every dialect. Other
+dialects drop such a block (vLLM's Qwen3-Coder parser does).
 """
-from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_Substring
+from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
 
@@ -25,15 +28,11 @@ cdef inline bint no_call_back(ToolParser p) except -1:
     return True
 
 
-cdef inline bint no_call_skip(ToolParser p, str text, Py_ssize_t a, Py_ssize_t b, bint final) except -1:
-    """``text[a:b]`` skipped before the first call; ``final``: the output ends the block (the rest included)."""
-    if p._no_call_text is None:
-        return False
-    if final:
-        b = PyUnicode_GET_LENGTH(text)
-    if b > a:
+cdef inline int no_call_skip(ToolParser p, str text, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``text[a:b]`` was skipped before the block's first call."""
+    if p._no_call_text is not None:
         p._no_call_text.append(PyUnicode_Substring(text, a, b))
-    return final and no_call_back(p)
+    return 0
 
 
 cdef inline bint no_call_end(ToolParser p, str text, Py_ssize_t a, Py_ssize_t b, object name) except -1:

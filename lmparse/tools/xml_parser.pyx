@@ -21,7 +21,7 @@ close tag, another call or only whitespace; with the close tag missing,
 ``function_close`` ends it before the block's close tag or another call, and
 the block's close tag before another block. An opener inside a value (the
 next argument's, a call's) is always text: a missing close tag before it is
-the same text as a value that contains it. A block holding text but no call is content (no_call.pxd).
+the same text as a value that contains it. ``no_call_block_is_content``: see no_call.pxd.
 """
 import json
 
@@ -136,6 +136,7 @@ cdef class XmlToolParser(ToolParser):
         self._grammar = g
         self._value_close = g.value_close
         self._value_prefixes = g.value_prefixes
+        self._no_call_content = getattr(type(self), 'no_call_block_is_content', False) is True
         self._hold_all_value_prefixes = g.hold_all_value_prefixes
         self._ends = g.value_ends_for(None)
         self._strip_newlines = g.strip_newlines
@@ -190,7 +191,7 @@ cdef class XmlToolParser(ToolParser):
         self._bare = False
         self._out = None
         del self._frags[:]
-        self._no_call_text = []  # a group of junk is content (no_call.pxd)
+        self._no_call_text = [] if self._no_call_content else None  # no_call.pxd
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -318,10 +319,9 @@ cdef class XmlToolParser(ToolParser):
                 continue
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
-                if phase == PH_FUNCTION and self._name_state == NAME_NONE and no_call_skip(
-                        self, text, pos, self._step.skip, final):
-                    pos = size  # the block held no call: its text was handed back
-                elif self._step.skip > pos:
+                if self._step.skip > pos:
+                    if phase == PH_FUNCTION and self._name_state == NAME_NONE:
+                        no_call_skip(self, text, pos, self._step.skip)
                     pos = self._step.skip
                 break
             if phase == PH_FUNCTION and no_call_end(self, text, pos, r, self._out_name):
