@@ -32,8 +32,10 @@ class for a request is chosen from its ``chat_template_kwargs``
 (``for_template_kwargs``); any other format is a ``ValueError`` before
 generation (``validate_request``, also run by the vLLM plugin's
 ``adjust_request``), as vLLM raises. A ``<ifm|tool_call>`` outside a group
-stays content (vLLM's reading; SGLang also parses it); a group holding text
-but no call is content as written (vLLM's reading), an empty one is dropped.
+stays content (vLLM's reading; SGLang also parses it); a closed group holding
+text but no call is content as written (vLLM's reading:
+``no_call_block_is_content``, ``lmparse/tools/no_call.pxd``), an empty one is
+dropped, and one cut by the end of the output follows the truncation rule.
 
 Reasoning: the template prefills the open token, so output starts in
 reasoning; ``reasoning_effort`` (``chat_template_kwargs``, as vLLM reads it)
