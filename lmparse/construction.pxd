@@ -39,6 +39,8 @@ cdef class Plan:
     cdef object t_open
     # the class's bare_call_open as declared (what the anchors of [2] assumed)
     cdef object t_bare
+    # the class's for_template_kwargs (a per-request choice of its layout class), or None
+    cdef object t_select
     # tag_anchor results for (r_open, r_close, t_open); [0]: tool tag inactive, [1]: active,
     # [2]: active with bare calls (t_bare, searched in plain text)
     cdef bint anchors_known

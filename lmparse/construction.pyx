@@ -539,6 +539,8 @@ cdef Plan _make_plan(type cls):
             plan.t_tag_known = (immutable_type(<type>tcls)
                                 and str(getattr(tcls, '__module__', '')).startswith('lmparse.'))
 
+    select = getattr(tcls, 'for_template_kwargs', None) if isinstance(tcls, type) else None
+    plan.t_select = select if callable(select) else None
     bare = getattr(tcls, 'bare_call_open', None) if isinstance(tcls, type) else None
     plan.t_bare = bare if type(bare) is str and bare else None
     if rcls is None or plan.r_tags_known:

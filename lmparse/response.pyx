@@ -107,7 +107,9 @@ cdef class ResponseParserCore:
         else:
             reasoning_parser = rcls(**kwargs)
         self.reasoning_parser = reasoning_parser
-        self.tool_parser = plan.tcls() if plan.tcls is not None else None
+        # t_select: a dialect whose layout a chat-template switch picks (K2 Horizon's tool_call_format)
+        tcls = plan.t_select(kwargs if type(kwargs) is dict else {}) if plan.t_select is not None else plan.tcls
+        self.tool_parser = tcls() if tcls is not None else None
         cdef bint reasoning_enabled = reasoning_parser is not None and enable_thinking is not False and (
             starts_in_reasoning(plan, reasoning_parser, kwargs))
         self.reasoning_enabled = reasoning_enabled
@@ -262,9 +264,7 @@ cdef class ResponseParserCore:
         if self._tag_ids is not None:
             self._tag_ids.note(delta_token_ids, have_ids, PyUnicode_GET_LENGTH(text), PyUnicode_GET_LENGTH(self._pending))
         if self._passthrough:
-            if not text:
-                return []
-            return [(new_delta_message(text, None, None), False)]
+            return [(new_delta_message(text, None, None), False)] if text else []
         if text:
             if self._pending:
                 self._pending = self._pending + text

@@ -86,6 +86,33 @@ CASES = [
          [('search', '{"query": "ab"}')]),
     case('truncated-in-name', f'x{END}ok{GO}\n{CO}sea', 'ok', 'x'),
     case('truncated-in-reasoning', 'still thinking', None, 'still thinking'),
+    # a group holding text but no call is not lost: it is content as written (vLLM's reading)
+    case('junk-group-is-content', f'x{END}a{GO}junk{GC}b', f'a{GO}junk{GC}b', 'x'),
+    case('junk-group-then-group', f'x{END}{GO}\njunk\n{GC}\n' + group(call('get_time')), f'{GO}\njunk\n{GC}\n', 'x',
+         [('get_time', '{}')]),
+    # cut by the end of the output: the truncation rule (the cut group is dropped)
+    case('junk-group-truncated', f'x{END}a{GO}junk <ifm|tool', 'a', 'x'),
+    case('json-cut-after-open', f'x{END}a{GO}\n{CO[:6]}', 'a', 'x', tool_call_format='json'),
+    case('json-junk-group-truncated', f'x{END}a{GO}junk', f'a{GO}junk', 'x', tool_call_format='json'),
+    case('junk-group-in-reasoning', f'a{GO}junk{GC}b{END}c', 'c', f'a{GO}junk{GC}b'),
+    case('empty-group-dropped', f'x{END}a{GO}\n{GC}b', 'ab', 'x'),
+    # junk before the first call of a group is still skipped (the group holds a call)
+    case('junk-before-call', f'x{END}{GO}junk{CO}get_time{CC}{GC}', None, 'x', [('get_time', '{}')]),
+    # tool_call_format="json": a JSON envelope in each call tag (the JSON family, call_tags)
+    case('json-calls', f'x{END}a' + GO + '\n' + CO + '{"name": "get_weather", "arguments": {"city": "Paris"}}' + CC
+         + '\n' + CO + '{"name": "get_time", "arguments": {}}' + CC + '\n' + GC + 'b', 'ab', 'x',
+         [('get_weather', '{"city": "Paris"}'), ('get_time', '{}')], tool_call_format='json'),
+    case('json-markers-in-value', f'x{END}' + GO + CO + '{"name": "search", "arguments": {"query": "'
+         + f'{CC}{GC}{CO}' + '"}}' + CC + GC, None, 'x', [('search', '{"query": "' + f'{CC}{GC}{CO}' + '"}')],
+         tool_call_format='json'),
+    case('json-junk-group-is-content', f'x{END}a{GO}junk{GC}b', f'a{GO}junk{GC}b', 'x', tool_call_format='json'),
+    case('json-xml-call-is-content', f'x{END}{GO}{CO}get_time{CC}{GC}', f'{GO}{CO}get_time{CC}{GC}', 'x',
+         tool_call_format='json'),
+    case('json-empty-group-dropped', f'x{END}a{GO}\n{GC}b', 'ab', 'x', tool_call_format='json'),
+    case('json-junk-group-in-reasoning', f'a{GO}junk{GC}b{END}c', 'c', f'a{GO}junk{GC}b', tool_call_format='json'),
+    # the same markers as text inside a well-formed value
+    case('group-markers-in-value', f'x{END}' + group(call('search', query=f'{GO}junk{GC}')), None, 'x',
+         [('search', '{"query": "<ifm|tool_calls>junk</ifm|tool_calls>"}')]),
 ]
 
 (test_parse_complete, test_stream_chunkings, test_stream_then_empty_final_chunk, test_every_two_way_split,
@@ -111,10 +138,31 @@ def test_unknown_effort_is_an_error(make_parser: Any) -> None:
         make_parser('k2_horizon', 'k2_horizon', chat_template_kwargs={'reasoning_effort': 'extreme'})
 
 
-@pytest.mark.parametrize('fmt', ['json', 'yaml'])
+def test_json_format_picks_the_json_layout(make_parser: Any) -> None:
+    from lmparse.dialects.k2 import K2HorizonJsonToolParser
+    parser = make_parser(None, 'k2_horizon', chat_template_kwargs={'tool_call_format': 'json'})
+    assert type(parser.tool_parser) is K2HorizonJsonToolParser
+    assert type(make_parser(None, 'k2_horizon').tool_parser) is K2HorizonToolParser
+
+
+@pytest.mark.parametrize('fmt', ['yaml', 'xml_untyped'])
 def test_unsupported_tool_call_format_is_an_error(make_parser: Any, fmt: str) -> None:
     with pytest.raises(ValueError, match='tool_call_format'):
         make_parser(None, 'k2_horizon', chat_template_kwargs={'tool_call_format': fmt})
+
+
+@pytest.mark.parametrize('fmt', ['yaml', 'python', 'xml_untyped', '', None, 1])
+def test_validate_request_refuses_unknown_formats(fmt: Any) -> None:
+    request = {'chat_template_kwargs': {'tool_call_format': fmt}}
+    with pytest.raises(ValueError, match='tool_call_format'):
+        K2HorizonToolParser.validate_request(request)
+
+
+@pytest.mark.parametrize('fmt', ['xml', 'xml_typed', 'json', None])
+def test_validate_request_accepts_the_formats(fmt: Any) -> None:
+    kwargs = {'tool_call_format': fmt} if fmt is not None else {}
+    assert K2HorizonToolParser.validate_request({'chat_template_kwargs': kwargs}) is None
+    assert K2HorizonToolParser.validate_request({}) is None
 
 
 def test_required_tool_choice_is_refused(make_parser: Any) -> None:

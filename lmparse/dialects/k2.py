@@ -17,23 +17,36 @@ templates' output)::
 
 one group per turn, any number of calls in it, values typed by the tool's
 JSON schema. The template's ``tool_call_format`` (``chat_template_kwargs``)
-picks the layout: ``xml`` (the default) is the above; ``xml_typed`` adds
-``<ifm|arg_type>TYPE</ifm|arg_type>`` between key and value, which the XML
-family drops as markup between the name and the value (values are typed by
-the schema, not by that tag); ``json`` writes a JSON envelope inside each
-``<ifm|tool_call>``, which no family here reads in that wrapper, so the
-parser refuses such a request with a ``ValueError`` (as vLLM refuses
-unknown formats) instead of dropping calls. A ``<ifm|tool_call>`` outside a
-group stays content (vLLM's reading; SGLang also parses it).
+picks the layout, per request: ``xml`` (the default) is the above;
+``xml_typed`` adds ``<ifm|arg_type>TYPE</ifm|arg_type>`` between key and
+value, which the XML family drops as markup between the name and the value
+(values are typed by the schema, not by that tag; an ``xml`` request reading
+a typed call, or the reverse, still gets the call, where vLLM returns the
+group as text); ``json`` writes a JSON envelope inside each call tag::
+
+    <ifm|tool_calls><ifm|tool_call>{"name": NAME, "arguments": {...}}</ifm|tool_call>...</ifm|tool_calls>
+
+read by the JSON family (``call_tags``), its arguments forwarded as the
+model wrote them (vLLM coerces each value to the schema's type). The parser
+class for a request is chosen from its ``chat_template_kwargs``
+(``for_template_kwargs``); any other format is a ``ValueError`` before
+generation (``validate_request``, also run by the vLLM plugin's
+``adjust_request``), as vLLM raises. A ``<ifm|tool_call>`` outside a group
+stays content (vLLM's reading; SGLang also parses it); a closed group holding
+text but no call is content as written (vLLM's reading:
+``no_call_block_is_content``, ``lmparse/tools/no_call.pxd``), an empty one is
+dropped, and one cut by the end of the output follows the truncation rule.
 
 Reasoning: the template prefills the open token, so output starts in
 reasoning; ``reasoning_effort`` (``chat_template_kwargs``, as vLLM reads it)
 selects the pair: ``high`` (default) ``<ifm|think>`` / ``</ifm|think>``,
 ``medium`` ``<ifm|think_fast>`` / ``</ifm|think_fast>``, ``low``
 ``<ifm|think_faster>`` / ``</ifm|think_faster>``; any other value is a
-``ValueError`` (vLLM; SGLang falls back to ``medium``). A tool group inside
-an unclosed reasoning block is a tool call and the reasoning resumes after it
-(vLLM and SGLang end the reasoning there).
+``ValueError`` (vLLM; SGLang falls back to ``medium``), ``None`` reads as the
+default. A tool group inside an unclosed reasoning block is a tool call and
+the reasoning resumes after it (vLLM and SGLang end the reasoning there);
+``call_open_tag`` declares the group's tag for the vLLM plugin's reasoning
+parser used alone, which ends the reasoning there as vLLM does.
 """
 from __future__ import annotations
 
@@ -42,16 +55,31 @@ from typing import Any
 from lmparse.reasoning import ReasoningParser
 from lmparse.registry import ReasoningParserManager, ToolParserManager
 from lmparse.request import get_field
+from lmparse.tools.json_parser import JsonToolParser
 from lmparse.tools.xml_parser import XmlToolParser
 
-__all__ = ['K2HorizonReasoningParser', 'K2HorizonToolParser']
+__all__ = ['K2HorizonJsonToolParser', 'K2HorizonReasoningParser', 'K2HorizonToolParser']
 
 TOOL_CALL_FORMATS = ('xml', 'xml_typed', 'json')
 
 
+def _tool_call_format(kwargs: Any) -> Any:
+    return kwargs.get('tool_call_format', 'xml') if isinstance(kwargs, dict) else 'xml'
+
+
+def _validate(request: Any) -> None:
+    """``chat_template_kwargs.tool_call_format`` must name a layout the template writes (vLLM's check)."""
+    fmt = _tool_call_format(get_field(request, 'chat_template_kwargs') or {})
+    if not isinstance(fmt, str) or fmt not in TOOL_CALL_FORMATS:
+        raise ValueError(f'Unsupported tool_call_format {fmt!r}; K2 Horizon writes one of {TOOL_CALL_FORMATS}.')
+
+
 @ToolParserManager.register_module('k2_horizon')
 class K2HorizonToolParser(XmlToolParser):
-    """``<ifm|tool_calls>`` groups of ``<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V</ifm|arg_value></ifm|tool_call>``."""
+    """``<ifm|tool_calls>`` groups of ``<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V</ifm|arg_value></ifm|tool_call>``.
+
+    ``tool_call_format="json"`` requests get :class:`K2HorizonJsonToolParser` (``for_template_kwargs``).
+    """
 
     tool_open_tag = '<ifm|tool_calls>'
     tool_close_tag = '</ifm|tool_calls>'
@@ -65,15 +93,37 @@ class K2HorizonToolParser(XmlToolParser):
     # The markers are special tokens: keep them in the decoded text.
     request_settings = {'skip_special_tokens': False, 'spaces_between_special_tokens': False}
     structural_tag_model = None  # neither engine builds one for this format
+    no_call_block_is_content = True  # a group of junk is text, as vLLM returns it
+
+    @classmethod
+    def for_template_kwargs(cls, kwargs: dict[str, Any]) -> type:
+        """The parser class for a request's ``chat_template_kwargs``: the JSON layout's for ``json``."""
+        return K2HorizonJsonToolParser if _tool_call_format(kwargs) == 'json' else cls
+
+    @classmethod
+    def validate_request(cls, request: Any) -> None:
+        _validate(request)
 
     def adjust_request(self, request: Any) -> Any:
-        kwargs = get_field(request, 'chat_template_kwargs') or {}
-        fmt = kwargs.get('tool_call_format', 'xml') if isinstance(kwargs, dict) else 'xml'
-        if fmt not in TOOL_CALL_FORMATS:
-            raise ValueError(f'Unsupported tool_call_format {fmt!r}; K2 Horizon writes one of {TOOL_CALL_FORMATS}.')
-        if fmt == 'json':
-            raise ValueError("tool_call_format='json' is not supported by lmparse's k2_horizon parser; "
-                             "use 'xml' (the default) or 'xml_typed'.")
+        _validate(request)
+        return super().adjust_request(request)
+
+
+class K2HorizonJsonToolParser(JsonToolParser):
+    """``tool_call_format="json"``: ``<ifm|tool_calls>`` groups of ``<ifm|tool_call>{"name": .., "arguments": {..}}</ifm|tool_call>``."""
+
+    tool_open_tag = '<ifm|tool_calls>'
+    tool_close_tag = '</ifm|tool_calls>'
+    call_tags = ('<ifm|tool_call>', '</ifm|tool_call>')
+    request_settings = K2HorizonToolParser.request_settings
+    structural_tag_model = None
+
+    @classmethod
+    def validate_request(cls, request: Any) -> None:
+        _validate(request)
+
+    def adjust_request(self, request: Any) -> Any:
+        _validate(request)
         return super().adjust_request(request)
 
 
@@ -87,6 +137,9 @@ class K2HorizonReasoningParser(ReasoningParser):
 
     reasoning_open_tag = '<ifm|think>'
     reasoning_close_tag = '</ifm|think>'
+    # The reasoning parser alone (vLLM replace mode): a tool group ends the reasoning and is content,
+    # as vLLM's parser reads it (read by the call_ends_reasoning mechanism of the Qwen3 work).
+    call_open_tag = '<ifm|tool_calls>'
 
     def __new__(cls, **kwargs: Any) -> K2HorizonReasoningParser:
         effort = kwargs.get('reasoning_effort', 'high')

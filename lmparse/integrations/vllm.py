@@ -266,6 +266,15 @@ def _no_calls(request: Any) -> bool:
     return getattr(request, 'tool_choice', None) == 'none' and bool(getattr(request, 'tools', None))
 
 
+def _request_kwargs(kwargs: Any, request: Any) -> Any:
+    """``kwargs`` (the construction's chat_template_kwargs) with the request's own over them; ``kwargs``
+    itself when the request adds nothing."""
+    ctk = getattr(request, 'chat_template_kwargs', None) if request is not None else None
+    if not isinstance(ctk, dict) or not ctk or ctk == kwargs:
+        return kwargs
+    return dict(kwargs or {}) | ctk if isinstance(kwargs, dict) else dict(ctk)
+
+
 def _request_tools(request: Any) -> Sequence[Any] | None:
     return getattr(request, 'tools', None) if request is not None else None
 
@@ -469,6 +478,11 @@ class LmparseReasoningParser(VllmReasoningParser):
         # never called before the tool parser's own first call was linked to a stale one (see _check_link).
         self._touched = False
         rcls = lmparse.ReasoningParserManager.get(self.lmparse_reasoning)
+        ctk = self._chat_template_kwargs
+        if isinstance(ctk, dict) and ctk and all(isinstance(k, str) for k in ctk):
+            # The dialect's check of its switches (K2 Horizon's reasoning_effort) at construction, as vLLM's
+            # parsers raise there; lmparse would otherwise raise only on the first chunk.
+            rcls(**ctk)
         self._open_tag = rcls.reasoning_open_token or rcls.get_reasoning_open_tag()
         self._close_tag = rcls.get_reasoning_close_tag()
         self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
@@ -690,6 +704,11 @@ class LmparseToolParser(ParserEngineToolAdapter):
 
     def adjust_request(self, request: Any) -> Any:
         tcls = lmparse.ToolParserManager.get(self.lmparse_tool)
+        # The dialect's own check of the request (a template switch it cannot serve), before generation as
+        # vLLM's parsers raise from adjust_request: _engine_adjust below swallows the vLLM class's errors.
+        validate = getattr(tcls, 'validate_request', None)
+        if validate is not None:
+            validate(request)
         settings = dict(tcls.request_settings or {})
         if request.tools and getattr(request, 'tool_choice', None) != 'none':
             settings.update(tcls.request_settings_with_tools or {})
@@ -707,6 +726,12 @@ class LmparseToolParser(ParserEngineToolAdapter):
             stream = self._stream
             if stream.parser is None and not stream.tools:
                 stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
+            kwargs = _request_kwargs(stream.chat_template_kwargs, request)
+            if kwargs is not stream.chat_template_kwargs and not stream.fed:
+                # the request's template switches (K2 Horizon's tool_call_format) pick the layout
+                stream.chat_template_kwargs = kwargs
+                if stream.parser is not None:
+                    stream.parser = stream.new_parser()
             if _no_calls(request):
                 stream.without_calls()
         return self._stream.feed(delta_text, delta_token_ids)
@@ -727,7 +752,7 @@ class LmparseToolParser(ParserEngineToolAdapter):
             stream.complete_calls = None
         else:
             stream = _Stream(None, self.lmparse_tool, self._tools or _request_tools(request),
-                             self._chat_template_kwargs, self.vllm_class is not None)
+                             _request_kwargs(self._chat_template_kwargs, request), self.vllm_class is not None)
             stream.no_calls = _no_calls(request)
             content, calls, _ = stream.parse_complete(model_output)
         tool_calls = [ToolCall(id=c.id, type='function',

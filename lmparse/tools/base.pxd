@@ -74,6 +74,8 @@ cdef class ToolParser:
     # keep calls to tools the request does not declare (see keep_undeclared_calls)
     cdef public bint keep_undeclared_calls
     cdef object _handback
+    # text skipped before the block's first call, while collected (see no_call.pxd); None otherwise
+    cdef list _no_call_text
     cdef object _replay
 
     cdef int begin_block_c(self) except -1

@@ -25,6 +25,9 @@ cdef class JsonToolParser(ToolParser):
     cdef bint _bare_pending
     cdef str _bare_name_key
     cdef tuple _bare_keys
+    # call_tags: the tags around each envelope inside the block (K2 Horizon's <ifm|tool_call> ... </ifm|tool_call>)
+    cdef str _call_open
+    cdef str _call_close
 
     cdef Py_ssize_t bare_start(self, str text, Py_ssize_t size, list deltas, bint final) except -1
 
@@ -40,6 +43,9 @@ cdef class JsonToolParser(ToolParser):
     cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
     cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1
     cdef Py_ssize_t array_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
+    cdef Py_ssize_t call_start(self, str text, Py_ssize_t size, bint final) except -1
+    cdef Py_ssize_t no_call_block(self, str text, Py_ssize_t q) except -1
+    cdef Py_ssize_t call_tag_at(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2
     cdef Py_ssize_t array_start(self, Py_UCS4 ch, Py_ssize_t pos, list deltas) except -1
     cdef Py_ssize_t separator_tail(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
                                    bint final) except -1

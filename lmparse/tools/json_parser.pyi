@@ -24,6 +24,7 @@ class JsonToolParser(ToolParser):
     envelope_array: ClassVar[bool]
     argument_field_aliases: ClassVar[tuple[str, ...]]
     name_as_key: ClassVar[bool]
+    call_tags: ClassVar[tuple[str, str] | None]
     _json_key: str | None
     _arguments_seen: bool
     _value_scanner: JsonValueScanner

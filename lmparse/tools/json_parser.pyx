@@ -18,7 +18,13 @@ after it is content); an open tag ending in ``[`` (``functools[``) opens the
 array itself. A payload that starts with anything but ``[`` or ``{``
 is no call: the block ends before it and the text is content.
 ``name_as_key`` envelopes are ``{"NAME": {arguments}}`` (Apertus): the first
-key is the name, its value the arguments. A dialect
+key is the name, its value the arguments. ``call_tags`` (an open and a close
+tag) wrap each envelope inside a block that holds several (K2 Horizon's
+``<ifm|tool_calls><ifm|tool_call>{...}</ifm|tool_call>...</ifm|tool_calls>``):
+between envelopes they are skipped like whitespace (a cut one is held), so
+the next ``{`` continues the block. Such a block's first envelope must follow
+its open tags (whitespace aside): other text there is no call, and the
+block's text is content as written (nothing is consumed while undecided). A dialect
 declaring a ``bare_call_open`` tag (any but ``'{'``) has a second opener (Granite's ``<tool_call>``
 beside ``<|tool_call|>``): the router leaves it in the text and the block
 skips it.
@@ -121,7 +127,7 @@ cdef tuple _declared_fields(type cls):
 
 
 # class -> (envelope_array, bare_call_open, name_as_key) as declared; cached like _declared.
-cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open', 'name_as_key')
+cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open', 'name_as_key', 'call_tags')
 cdef dict _declared_layouts = {}
 
 
@@ -137,6 +143,9 @@ cdef tuple _declared_layout(type cls):
         raise TypeError(f'{cls.__name__}.bare_call_open must be a non-empty str or None, got {bare!r}')
     if bare == '[' and not layout[0]:
         raise TypeError(f"{cls.__name__}.bare_call_open '[' needs envelope_array = True")
+    tags = layout[3]
+    if tags is not None and not (type(tags) is tuple and len(tags) == 2 and all(type(t) is str and t for t in tags)):
+        raise TypeError(f'{cls.__name__}.call_tags must be None or two non-empty str, got {tags!r}')
     if len(_declared_layouts) >= 256:
         _declared_layouts.clear()
     _declared_layouts[cls] = layout
@@ -176,12 +185,17 @@ cdef class JsonToolParser(ToolParser):
     argument_field_aliases = ()
     # True: an envelope is ``{"NAME": {arguments}}``, its first key the name (Apertus).
     name_as_key = False
+    # (open, close): the tags around each envelope inside the block; None: none.
+    call_tags = None
 
     def __cinit__(self, *args, **kwargs):
         cdef tuple fields = _declared_fields(type(self))
         cdef tuple layout = _declared_layout(type(self))
         self._envelope_array = bool(layout[0])
         self._name_as_key = bool(layout[2])
+        self._call_open = self._call_close = None
+        if layout[3] is not None:
+            self._call_open, self._call_close = layout[3]
         # a second opener the router finds in plain text (not with a Python payload hook)
         self._bare_open = layout[1] if not (self._hooks & HOOK_PAYLOAD) else None
         self._in_array = False
@@ -361,6 +375,66 @@ cdef class JsonToolParser(ToolParser):
                 return pos
         return pos
 
+    cdef Py_ssize_t call_start(self, str text, Py_ssize_t size, bint final) except -1:
+        """A ``call_tags`` block's start: whitespace, the call's open tag, whitespace, then ``{`` (the
+        envelope: consumed up to its brace, returned with the phase moved on). The block's close tag
+        there: an empty block, dropped. Other text: no call, the open tag and the text before it are
+        handed back as content and the rest is plain text again. Returns 0 while undecided."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t q = 0, n = PyUnicode_GET_LENGTH(self._call_open)
+        cdef bint tagged = False
+        while True:
+            while q < size and q <= _TAIL_WINDOW and _json_ws(PyUnicode_READ(kind, data, q)):
+                q += 1
+            if q == size:
+                if final:  # cut after the open tag: dropped, as every truncated block
+                    self._payload_closed = True
+                    return q
+                return 0 if q <= _TAIL_WINDOW else self.no_call_block(text, q)
+            if not tagged and PyUnicode_READ(kind, data, q) == PyUnicode_READ(
+                    PyUnicode_KIND(self._call_open), PyUnicode_DATA(self._call_open), 0):
+                if size - q >= n and text.startswith(self._call_open, q):
+                    q += n
+                    tagged = True
+                    continue
+                if size - q < n and self._call_open.startswith(PyUnicode_Substring(text, q, size)):
+                    if final:  # a cut call tag: dropped
+                        self._payload_closed = True
+                        return size
+                    return 0
+            break
+        if PyUnicode_READ(kind, data, q) == u'{':
+            self._phase = P_KEY
+            return q + 1
+        if self._close_tag is not None and not tagged:
+            if text.startswith(<str>self._close_tag, q):
+                self._payload_closed = True  # an empty block
+                return q
+            if not final and self.close_prefix_at(text, q):
+                return 0
+        return self.no_call_block(text, q)
+
+    cdef Py_ssize_t no_call_block(self, str text, Py_ssize_t q) except -1:
+        """The block holds no call: its open tag and ``text[:q]`` are content, what follows plain text."""
+        self._handback = (<str>self._open_tag if self._open_tag is not None else '') + PyUnicode_Substring(text, 0, q)
+        self._close_tag = None
+        self._payload_closed = True
+        return q
+
+    cdef Py_ssize_t call_tag_at(self, str text, Py_ssize_t pos, Py_ssize_t size, bint final) except -2:
+        """The length of a ``call_tags`` tag at ``pos`` (0: none), -1 while a cut one may still be one."""
+        cdef str tag
+        cdef Py_ssize_t n
+        for tag in (self._call_close, self._call_open):
+            n = PyUnicode_GET_LENGTH(tag)
+            if size - pos >= n:
+                if text.startswith(tag, pos):
+                    return n
+            elif not final and tag.startswith(PyUnicode_Substring(text, pos, size)):
+                return -1
+        return 0
+
     cdef Py_ssize_t array_start(self, Py_UCS4 ch, Py_ssize_t pos, list deltas) except -1:
         """Phase start of an ``envelope_array`` dialect at a non-space ``ch``: returns the new cursor."""
         if ch == u'{':
@@ -497,6 +571,10 @@ cdef class JsonToolParser(ToolParser):
             pos = self.bare_opener(text, size, deltas, final)
             if self._skip_open or self._payload_closed:
                 return pos
+        if self._phase == P_START and self._call_open is not None:
+            pos = self.call_start(text, size, final)
+            if self._phase == P_START or self._payload_closed:
+                return pos
         while pos < size and not self._payload_closed:
             phase = self._phase
             if self._str_open:
@@ -538,6 +616,13 @@ cdef class JsonToolParser(ToolParser):
                         pos = size  # a cut close tag after a complete envelope is the tag's
                         break
             if phase == P_TAIL:
+                if self._call_close is not None:
+                    at = self.call_tag_at(text, pos, size, final)
+                    if at < 0:
+                        break  # a cut call tag: held
+                    if at > 0:
+                        pos += at
+                        continue
                 if ch == u'{':
                     self.next_envelope(P_KEY)  # another envelope in the same block
                 elif not (ch == u'}' or ch == u']' or ch == u',' or ch == u';'):

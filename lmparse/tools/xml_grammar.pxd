@@ -1,4 +1,5 @@
 cimport cython
+from cpython.unicode cimport PyUnicode_Substring
 
 from lmparse.tools.base cimport ToolParser
 
@@ -118,3 +119,9 @@ cdef class XmlGrammar:
 cdef XmlGrammar grammar_for(type cls)
 cdef object python_step(ToolParser owner, int phase, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
                         XmlStep *st)
+
+
+cdef inline object _step_name(str text, XmlStep *st):
+    if st.name_start < 0:
+        return None
+    return PyUnicode_Substring(text, st.name_start, st.name_end)

@@ -65,6 +65,8 @@ cdef class XmlToolParser(ToolParser):
     cdef HeldText _name_buf
     # a bare block (see xml_bare): the raw text of its current call before the
     # held name, and an offered name not yet confirmed
+    # the dialect declares no_call_block_is_content (see no_call.pxd)
+    cdef bint _no_call_content
     cdef bint _bare
     cdef str _bare_raw
     cdef object _bare_name

@@ -26,6 +26,7 @@ the same text as a value that contains it. Except with ``next_arg_ends_value``
 the next opener): an opener on a line of its own naming a parameter the tool
 declares and the call has not given, then a newline, ends the value
 (``xml_value_end._next_arg_at``).
+``no_call_block_is_content``: see no_call.pxd.
 """
 import json
 
@@ -37,7 +38,7 @@ from lmparse.tools.json_escape cimport json_string_body
 from lmparse.tools.xml_grammar import PHASE_NAMES
 from lmparse.tools.xml_grammar cimport (
     NAME_NONE, PH_ARG_NAME, PH_ARG_START, PH_ARG_VALUE, PH_CALL_END, PH_DONE, PH_FUNCTION,
-    XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, grammar_for, python_step,
+    XH_CALL_END, ValueEnds, XmlGrammar, XmlStep, _step_name, grammar_for, python_step,
 )
 from lmparse.tools.xml_text cimport (
     _after_newline, _before_newline, _cdata_inner, _check_pos, _find_any, _find_char, _held_lead, _json_body,
@@ -46,6 +47,7 @@ from lmparse.tools.xml_text cimport (
 from lmparse.tools.xml_value_end cimport VE_CLOSE, VE_END, VE_MORE, VE_TEXT, _next_arg_at, _value_end_at
 from lmparse.tools.held_text cimport HeldText, held_append, held_free, held_take
 from lmparse.tools.xml_values cimport coerce_one, held_value_json, schema_types_c, span, value_kind
+from lmparse.tools.no_call cimport no_call_end, no_call_skip
 
 
 cdef extern from "Python.h":
@@ -61,12 +63,6 @@ cdef extern from "Python.h":
 cdef tuple _SUFFIX_JSON = ('', '\\n', '\\r', '\\r\\n')
 
 __all__ = ['XmlToolParser']
-
-
-cdef inline object _step_name(str text, XmlStep *st):
-    if st.name_start < 0:
-        return None
-    return PyUnicode_Substring(text, st.name_start, st.name_end)
 
 
 cdef inline Py_ssize_t _find_lead(ValueEnds e, str text, Py_ssize_t pos, Py_ssize_t size) noexcept:
@@ -122,6 +118,7 @@ cdef class XmlToolParser(ToolParser):
         self._grammar = g
         self._value_close = g.value_close
         self._value_prefixes = g.value_prefixes
+        self._no_call_content = getattr(type(self), 'no_call_block_is_content', False) is True
         self._hold_all_value_prefixes = g.hold_all_value_prefixes
         self._ends = g.value_ends_for(None)
         self._strip_newlines = g.strip_newlines
@@ -177,6 +174,7 @@ cdef class XmlToolParser(ToolParser):
         self._bare = False
         self._out = None
         del self._frags[:]
+        self._no_call_text = [] if self._no_call_content else None  # no_call.pxd
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -305,7 +303,12 @@ cdef class XmlToolParser(ToolParser):
             r = self.run_hook(phase, text, pos, size, final)
             if r < 0:
                 if self._step.skip > pos:
+                    if phase == PH_FUNCTION and self._name_state == NAME_NONE:
+                        no_call_skip(self, text, pos, self._step.skip)
                     pos = self._step.skip
+                break
+            if phase == PH_FUNCTION and no_call_end(self, text, pos, r, self._out_name):
+                pos = r
                 break
             pos = r
             self._step.resume = 0
