@@ -350,7 +350,9 @@ def _tokenizer() -> _Tokenizer:
 
 # ---- the serving layer's own share: parsers' results replayed without parsing ----------------------------
 
-REPLAYS = ('plugin', 'engine')  # whose results a replay case returns: lmparse's plugin's or SGLang's own parsers'
+# Whose results a replay case returns: lmparse's plugin's, SGLang's own parsers', or the plugin's with each call held
+# back and sent whole (name and arguments in one item) at the step that completes it.
+REPLAYS = ('plugin', 'engine', 'plugin-whole')
 
 
 def _normalised(frames: list[str]) -> list[Any]:
@@ -450,11 +452,35 @@ def _record(source: SglangCase) -> _Recording:
                       server_detector.reasoning_default, frames)
 
 
+def _calls_whole(results: list[Any]) -> list[Any]:
+    """The tool detector's results with every call held back and returned whole, in one item, with the result that
+    brought its last fragment."""
+    from sglang.srt.function_call.core_types import ToolCallItem
+    names: dict[int, Any] = {}
+    args: dict[int, list[str]] = {}
+    last: dict[int, int] = {}
+    for i, res in enumerate(results):
+        for c in res.calls:
+            if c.name:
+                names.setdefault(c.tool_index, c.name)
+            args.setdefault(c.tool_index, []).append(c.parameters or '')
+            last[c.tool_index] = i
+    out = []
+    for i, res in enumerate(results):
+        calls = [ToolCallItem(tool_index=k, name=names.get(k), parameters=''.join(args[k]))
+                 for k in sorted(last) if last[k] == i]
+        out.append(type(res)(normal_text=res.normal_text, calls=calls))
+    return out
+
+
 def prepare_replay(scenario: str, tokens_per_step: int, of: str = 'plugin') -> SglangCase:
     """A case whose detectors return, chunk by chunk, exactly what ``of``'s detectors returned (``plugin``: lmparse's
     replace-mode detectors; ``engine``: SGLang's own), without parsing: SGLang's serving cost for that output
     (parsers constructed and called, frames built), the least any detector producing that output can cost on this
-    path. Its SSE frames are checked equal to ``of``'s (but for ``created`` and ids)."""
+    path. Its SSE frames are checked equal to ``of``'s (but for ``created`` and ids). ``plugin-whole``: the plugin's
+    results with each call sent whole at the step that completes it (:func:`_calls_whole`; checked for the
+    scenario's reasoning, content and calls, one tool-call frame per call), the least a detector that holds
+    arguments back until the call is complete can cost."""
     import inspect
 
     from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -462,8 +488,11 @@ def prepare_replay(scenario: str, tokens_per_step: int, of: str = 'plugin') -> S
 
     if of not in REPLAYS:
         raise ValueError(f'unknown replay source {of!r}')
-    source = prepare(scenario, of, tokens_per_step)
+    whole = of == 'plugin-whole'
+    source = prepare(scenario, 'plugin' if whole else of, tokens_per_step)
     rec = _record(source)
+    if whole:
+        rec.tool = _calls_whole(rec.tool)
     regs = source.registries
     assert regs is not None
     r_name, t_name = source.scenario.sglang
@@ -508,13 +537,19 @@ def prepare_replay(scenario: str, tokens_per_step: int, of: str = 'plugin') -> S
         replay_cls.__signature__ = inspect.signature(replay_cls)  # type: ignore[attr-defined]
 
     cls, _ = _setup()
-    tm = _TokenizerManager({'reasoning_parser': r_name, 'tool_call_parser': t_name}, source.tm.tokenizer)
+    parsers: dict[str, str | None] = {'reasoning_parser': r_name, 'tool_call_parser': t_name}
+    tm = _TokenizerManager(parsers, source.tm.tokenizer)
     tm.outputs = source.tm.outputs
     case = SglangCase(source.scenario, f'replay-{of}', None, source.request, tm,
                       {'reasoning': {r_name: ReplayReasoning}, 'tool': {t_name: ReplayTool}}, regs, source.steps)
     case._install()
     case.server = cls(tm, _TemplateManager())
-    if _normalised(case.frames()) != _normalised(rec.frames):
+    if whole:
+        frames = case.frames()
+        check(source.scenario, 'plugin', frames)
+        if frame_counts(frames)['tool'] != len(source.scenario.calls):
+            raise AssertionError(f'{scenario}/{tokens_per_step}: the calls are not sent whole')
+    elif _normalised(case.frames()) != _normalised(rec.frames):
         raise AssertionError(f'{scenario}/{tokens_per_step}: the replay of {of} does not stream what {of} streamed')
     return case
 
@@ -530,7 +565,7 @@ def frame_counts(frames: list[str]) -> dict[str, int]:
                 continue
             counts['all'] += 1
             body = json.loads(line[6:])
-            delta = {}
+            delta: dict[str, Any] = {}
             for choice in body.get('choices') or ():
                 delta = choice.get('delta') or {}
             kind = ('tool' if delta.get('tool_calls') else 'reasoning' if delta.get('reasoning_content')
@@ -539,7 +574,7 @@ def frame_counts(frames: list[str]) -> dict[str, int]:
     return counts
 
 
-COLUMNS = ('none', 'engine', 'plugin', 'replay-plugin', 'replay-engine')
+COLUMNS = ('none', 'engine', 'plugin', 'replay-plugin', 'replay-engine', 'replay-plugin-whole')
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -593,11 +628,13 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             _print_row(row)
     print()
-    print('| scenario | tokens/step | frames none | frames SGLang (tool) | frames plugin (tool) |\n|---|---:|---:|---:|---:|')
+    print('SSE data frames per request (tool-call frames)\n\n| scenario | tokens/step | none | SGLang\'s parsers '
+          '| plugin | plugin, calls whole |\n|---|---:|---:|---:|---:|---:|')
     for r in rows:
         f = r['frames']
         print(f"| {r['scenario']} | {r['tokens_per_step']} | {f['none']['all']} | {f['engine']['all']} "
-              f"({f['engine']['tool']}) | {f['plugin']['all']} ({f['plugin']['tool']}) |")
+              f"({f['engine']['tool']}) | {f['plugin']['all']} ({f['plugin']['tool']}) "
+              f"| {f['replay-plugin-whole']['all']} ({f['replay-plugin-whole']['tool']}) |")
     if args.json:
         import json
         with open(args.json, 'w', encoding='utf-8') as out:
@@ -613,19 +650,19 @@ def _print_row(r: dict[str, Any]) -> None:
         _printed.append(True)
         print('µs per step above the floor, min over rounds / median over rounds; ratios to SGLang\'s parsers\n\n'
               '| scenario | tokens/step | none µs/step | SGLang\'s parsers | plugin | replay of plugin '
-              '| replay of SGLang | plugin / SGLang | replay of plugin / SGLang | replay of SGLang / SGLang |\n'
-              '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+              '| replay of SGLang | replay of plugin, calls whole | plugin / SGLang | replay of plugin / SGLang '
+              '| replay of SGLang / SGLang | calls whole / SGLang |\n'
+              '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     lo, med = r['min'], r['median']
 
-    def pair(d1: float, d2: float, fmt: str = '.2f') -> str:
-        return f'{d1:{fmt}} / {d2:{fmt}}'
+    def pair(a: float, b: float) -> str:
+        return f'{a:.2f} / {b:.2f}'
 
-    print(f"| {r['scenario']} | {r['tokens_per_step']} | {pair(r['none_min'], r['none_median'])} "
-          f"| {pair(lo['engine'], med['engine'])} | {pair(lo['plugin'], med['plugin'])} "
-          f"| {pair(lo['replay-plugin'], med['replay-plugin'])} | {pair(lo['replay-engine'], med['replay-engine'])} "
-          f"| {pair(lo['plugin'] / lo['engine'], med['plugin'] / med['engine'])} "
-          f"| {pair(lo['replay-plugin'] / lo['engine'], med['replay-plugin'] / med['engine'])} "
-          f"| {pair(lo['replay-engine'] / lo['engine'], med['replay-engine'] / med['engine'])} |", flush=True)
+    cells = [pair(r['none_min'], r['none_median'])]
+    cells += [pair(lo[c], med[c]) for c in COLUMNS[1:]]
+    cells += [pair(lo[c] / lo['engine'], med[c] / med['engine'])
+              for c in ('plugin', 'replay-plugin', 'replay-engine', 'replay-plugin-whole')]
+    print(f"| {r['scenario']} | {r['tokens_per_step']} | " + ' | '.join(cells) + ' |', flush=True)
 
 
 if __name__ == '__main__':

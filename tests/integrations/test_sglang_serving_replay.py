@@ -6,7 +6,8 @@ benchmark takes its cost as the least any detector producing that output can
 cost in SGLang's serving path, which holds only if the replay's SSE frames are
 the source's (but for ``created`` and tool call ids). ``prepare_replay`` checks
 that itself; these tests run it for both sources at every step size and pin
-the frame counts the documentation reports.
+the frame counts the documentation reports; the replay with calls held back and sent whole carries the plugin's
+reasoning, content and calls.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ _ENABLED = os.environ.get('LMPARSE_SGLANG') == '1'
 pytestmark = pytest.mark.skipif(not _ENABLED, reason='opt-in: set LMPARSE_SGLANG=1 (SGLang lane)')
 if _ENABLED:
     from bench import serving_sglang as S
+    from bench.serving_common import reconstruct
     if S.available() is not None:
         pytestmark = pytest.mark.skip(reason=f'SGLang serving benchmark unavailable: {S.available()}')
 
@@ -33,6 +35,18 @@ def test_replay_streams_its_source(scenario: str, of: str, tokens_per_step: int)
     assert S._normalised(replay.frames()) == S._normalised(source.frames())
     # Replayed again (the timed rounds run each case many times): the same frames.
     assert S._normalised(replay.frames()) == S._normalised(source.frames())
+
+
+@pytest.mark.parametrize('tokens_per_step', STEP_SIZES)
+@pytest.mark.parametrize('scenario', ('qwen3-json', 'qwen3-xml'))
+def test_replay_with_calls_whole(scenario: str, tokens_per_step: int) -> None:
+    # prepare_replay checks the scenario's reasoning, content and calls, and one tool-call frame per call.
+    replay = S.prepare_replay(scenario, tokens_per_step, 'plugin-whole')
+    frames = replay.frames()
+    assert S.frame_counts(frames)['tool'] == 1
+    source = reconstruct(S.prepare(scenario, 'plugin', tokens_per_step).frames())
+    got = reconstruct(frames)
+    assert (got.reasoning, got.content, got.calls) == (source.reasoning, source.content, source.calls)
 
 
 def test_record_copies_results_a_detector_changes_later() -> None:
