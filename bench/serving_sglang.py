@@ -348,51 +348,160 @@ def _tokenizer() -> _Tokenizer:
     return _tok[0]
 
 
-# ---- the serving layer's own share: the plugin's results replayed without parsing ----------------------
+# ---- the serving layer's own share: parsers' results replayed without parsing ----------------------------
 
-def prepare_replay(scenario: str, tokens_per_step: int) -> SglangCase:
-    """A case whose detectors return, chunk by chunk, exactly what the plugin's returned, without parsing: SGLang's
-    serving cost for the plugin's output (parsers constructed and called, frames built), the least any detector
-    producing that output can cost in this path."""
-    from sglang.srt.function_call.base_format_detector import BaseFormatDetector
-    from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
+# Whose results a replay case returns: lmparse's plugin's, SGLang's own parsers', or the plugin's with each call held
+# back and sent whole (name and arguments in one item) at the step that completes it.
+REPLAYS = ('plugin', 'engine', 'plugin-whole')
 
-    plugin = prepare(scenario, 'plugin', tokens_per_step)
-    regs = plugin.registries
+
+def _normalised(frames: list[str]) -> list[Any]:
+    """The SSE frames' JSON bodies without what differs between two runs of one request (``created``, the request's
+    and the tool calls' ids)."""
+    import json
+    out: list[Any] = []
+    for frame in frames:
+        for line in frame.splitlines():
+            if not line.startswith('data: {'):
+                out.append(line)
+                continue
+            body = json.loads(line[6:])
+            body.pop('created', None)
+            body.pop('id', None)
+            for choice in body.get('choices') or ():
+                for tc in (choice.get('delta') or {}).get('tool_calls') or ():
+                    if tc.get('id'):
+                        tc['id'] = 'call'
+            out.append(body)
+    return out
+
+
+@dataclass
+class _Recording:
+    """What a case's two detectors returned per call, in order, for one request (see :func:`_record`)."""
+
+    reasoning: list[Any]
+    tool: list[Any]
+    # The tool detector's state the serving layer reads at the end (``_check_for_unstreamed_tool_args``).
+    prev_tool_call_arr: list[Any]
+    streamed_args_for_tool: list[str]
+    # What the server read of its reasoning detector at start-up (per request: whether reasoning is forced).
+    think_start: str
+    think_end: str
+    reasoning_default: Any
+    frames: list[str]
+
+
+def _record(source: SglangCase) -> _Recording:
+    """Run ``source`` once with its detector classes wrapped to record every result they return."""
+    import copy
+
+    regs = source.registries
     assert regs is not None
-    r_name, t_name = plugin.scenario.sglang
-    r_cls, t_cls = regs.plugin_reasoning[r_name], regs.plugin_tool[t_name]
+    r_name, t_name = source.scenario.sglang
+    r_cls, t_cls = source.install['reasoning'][r_name], source.install['tool'][t_name]
     said_r: list[Any] = []
     said_t: list[Any] = []
+    tool_detectors: list[Any] = []
+
+    # Copies as returned: a detector may hand out a list it later extends (the plugin's linked tool detector returns
+    # the reasoning detector's pending-calls list when it is empty), which the serving layer reads only at once.
+    def reasoning_copy(res: Any) -> Any:
+        return type(res)(normal_text=res.normal_text, reasoning_text=res.reasoning_text)
+
+    def tool_copy(res: Any) -> Any:
+        return type(res)(normal_text=res.normal_text, calls=[c.model_copy() for c in res.calls])
 
     class Recording(r_cls):  # type: ignore[misc, valid-type]
         def parse_streaming_increment(self, text: str) -> Any:
-            said_r.append(super().parse_streaming_increment(text))
-            return said_r[-1]
+            res = super().parse_streaming_increment(text)
+            said_r.append(reasoning_copy(res))
+            return res
 
         def finish(self) -> Any:
-            said_r.append(super().finish())
-            return said_r[-1]
+            res = super().finish()
+            said_r.append(reasoning_copy(res))
+            return res
 
     class RecordingTool(t_cls):  # type: ignore[misc, valid-type]
         def parse_streaming_increment(self, text: str, tools: Any) -> Any:
-            said_t.append(super().parse_streaming_increment(text, tools))
-            return said_t[-1]
+            if not tool_detectors or tool_detectors[-1] is not self:
+                tool_detectors.append(self)
+            res = super().parse_streaming_increment(text, tools)
+            said_t.append(tool_copy(res))
+            return res
 
         def finish(self, tools: Any) -> Any:
-            said_t.append(super().finish(tools))
-            return said_t[-1]
+            res = super().finish(tools)
+            said_t.append(tool_copy(res))
+            return res
 
-    plugin.install = {'reasoning': {r_name: Recording}, 'tool': {t_name: RecordingTool}}
-    plugin.run()
+    install = source.install
+    source.install = {'reasoning': {r_name: Recording}, 'tool': {t_name: RecordingTool}}
+    try:
+        frames = source.frames()
+    finally:
+        source.install = install
+        source._install()
+    if len(tool_detectors) != 1:
+        raise RuntimeError(f'expected one tool detector parsing the request, got {len(tool_detectors)}')
+    tool = tool_detectors[0]
+    server_detector = source.server._reasoning_detector
+    return _Recording(said_r, said_t, copy.deepcopy(tool.prev_tool_call_arr), list(tool.streamed_args_for_tool),
+                      server_detector.think_start_token, server_detector.think_end_token,
+                      server_detector.reasoning_default, frames)
+
+
+def _calls_whole(results: list[Any]) -> list[Any]:
+    """The tool detector's results with every call held back and returned whole, in one item, with the result that
+    brought its last fragment."""
+    from sglang.srt.function_call.core_types import ToolCallItem
+    names: dict[int, Any] = {}
+    args: dict[int, list[str]] = {}
+    last: dict[int, int] = {}
+    for i, res in enumerate(results):
+        for c in res.calls:
+            if c.name:
+                names.setdefault(c.tool_index, c.name)
+            args.setdefault(c.tool_index, []).append(c.parameters or '')
+            last[c.tool_index] = i
+    out = []
+    for i, res in enumerate(results):
+        calls = [ToolCallItem(tool_index=k, name=names.get(k), parameters=''.join(args[k]))
+                 for k in sorted(last) if last[k] == i]
+        out.append(type(res)(normal_text=res.normal_text, calls=calls))
+    return out
+
+
+def prepare_replay(scenario: str, tokens_per_step: int, of: str = 'plugin') -> SglangCase:
+    """A case whose detectors return, chunk by chunk, exactly what ``of``'s detectors returned (``plugin``: lmparse's
+    replace-mode detectors; ``engine``: SGLang's own), without parsing: SGLang's serving cost for that output
+    (parsers constructed and called, frames built), the least any detector producing that output can cost on this
+    path. Its SSE frames are checked equal to ``of``'s (but for ``created`` and ids). ``plugin-whole``: the plugin's
+    results with each call sent whole at the step that completes it (:func:`_calls_whole`; checked for the
+    scenario's reasoning, content and calls, one tool-call frame per call), the least a detector that holds
+    arguments back until the call is complete can cost."""
+    import inspect
+
+    from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+    from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
+
+    if of not in REPLAYS:
+        raise ValueError(f'unknown replay source {of!r}')
+    whole = of == 'plugin-whole'
+    source = prepare(scenario, 'plugin' if whole else of, tokens_per_step)
+    rec = _record(source)
+    if whole:
+        rec.tool = _calls_whole(rec.tool)
+    regs = source.registries
+    assert regs is not None
+    r_name, t_name = source.scenario.sglang
 
     class ReplayReasoning(BaseReasoningFormatDetector):
-        reasoning_default = r_cls.reasoning_default
-
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(r_cls.open_tag, r_cls.close_tag, **{k: v for k, v in kwargs.items()
-                                                                 if k != 'tool_call_parser_active'})
-            self._said = iter(said_r)
+        def __init__(self, stream_reasoning: bool = True, force_reasoning: bool = False) -> None:
+            super().__init__(rec.think_start, rec.think_end, force_reasoning=force_reasoning,
+                             stream_reasoning=stream_reasoning, reasoning_default=rec.reasoning_default)
+            self._said = iter(rec.reasoning)
 
         def parse_streaming_increment(self, text: str) -> Any:
             return next(self._said)
@@ -403,7 +512,10 @@ def prepare_replay(scenario: str, tokens_per_step: int) -> SglangCase:
     class ReplayTool(BaseFormatDetector):
         def __init__(self) -> None:
             super().__init__()
-            self._said = iter(said_t)
+            self._said = iter(rec.tool)
+            # Read by the serving layer only after the last chunk (to top up unstreamed arguments).
+            self.prev_tool_call_arr = rec.prev_tool_call_arr
+            self.streamed_args_for_tool = rec.streamed_args_for_tool
 
         def parse_streaming_increment(self, text: str, tools: Any) -> Any:
             return next(self._said)
@@ -420,52 +532,137 @@ def prepare_replay(scenario: str, tokens_per_step: int) -> SglangCase:
         def structure_info(self) -> Any:
             raise NotImplementedError
 
+    # SGLang reads the classes' constructor signatures per request: computed once, as the plugin does.
+    for replay_cls in (ReplayReasoning, ReplayTool):
+        replay_cls.__signature__ = inspect.signature(replay_cls)  # type: ignore[attr-defined]
+
     cls, _ = _setup()
-    tm = _TokenizerManager({'reasoning_parser': r_name, 'tool_call_parser': t_name}, plugin.tm.tokenizer)
-    tm.outputs = plugin.tm.outputs
-    case = SglangCase(plugin.scenario, 'replay', None, plugin.request, tm,
-                      {'reasoning': {r_name: ReplayReasoning}, 'tool': {t_name: ReplayTool}}, regs, plugin.steps)
+    parsers: dict[str, str | None] = {'reasoning_parser': r_name, 'tool_call_parser': t_name}
+    tm = _TokenizerManager(parsers, source.tm.tokenizer)
+    tm.outputs = source.tm.outputs
+    case = SglangCase(source.scenario, f'replay-{of}', None, source.request, tm,
+                      {'reasoning': {r_name: ReplayReasoning}, 'tool': {t_name: ReplayTool}}, regs, source.steps)
     case._install()
     case.server = cls(tm, _TemplateManager())
-    check(plugin.scenario, 'plugin', case.frames())
+    if whole:
+        frames = case.frames()
+        check(source.scenario, 'plugin', frames)
+        if frame_counts(frames)['tool'] != len(source.scenario.calls):
+            raise AssertionError(f'{scenario}/{tokens_per_step}: the calls are not sent whole')
+    elif _normalised(case.frames()) != _normalised(rec.frames):
+        raise AssertionError(f'{scenario}/{tokens_per_step}: the replay of {of} does not stream what {of} streamed')
     return case
 
 
+def frame_counts(frames: list[str]) -> dict[str, int]:
+    """SSE frames of one request by what their delta carries: reasoning, content, tool call, other (role, finish,
+    usage); ``all``: every data frame."""
+    import json
+    counts = {'reasoning': 0, 'content': 0, 'tool': 0, 'other': 0, 'all': 0}
+    for frame in frames:
+        for line in frame.splitlines():
+            if not line.startswith('data: {'):
+                continue
+            counts['all'] += 1
+            body = json.loads(line[6:])
+            delta: dict[str, Any] = {}
+            for choice in body.get('choices') or ():
+                delta = choice.get('delta') or {}
+            kind = ('tool' if delta.get('tool_calls') else 'reasoning' if delta.get('reasoning_content')
+                    else 'content' if delta.get('content') else 'other')
+            counts[kind] += 1
+    return counts
+
+
+COLUMNS = ('none', 'engine', 'plugin', 'replay-plugin', 'replay-engine', 'replay-plugin-whole')
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``--replay``: per cell, the minimum over rounds of µs per step above the floor for SGLang's parsers, the
-    plugin, and the plugin's results replayed (:func:`prepare_replay`)."""
+    """``--replay``: per cell, µs per engine step above the no-parser floor (the serving thread's CPU time) for
+    SGLang's parsers, the plugin, the plugin's results replayed and SGLang's parsers' results replayed
+    (:func:`prepare_replay`), as the minimum over rounds and the median over rounds of the difference to the floor
+    measured in the same round; and the SSE frames per request of each configuration."""
     import argparse
     import gc
     import random
+    import statistics
 
     from bench.serving_common import STEP_SIZES
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument('--replay', action='store_true', required=True)
     ap.add_argument('--rounds', type=int, default=40)
+    ap.add_argument('--scenarios', default=','.join(SCENARIOS))
+    ap.add_argument('--steps', default=','.join(map(str, STEP_SIZES)))
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--json', help='also write the rows here')
     args = ap.parse_args(argv)
     why = available()
     if why is not None:
         print(f'{ENGINE}: skipped ({why})')
         return 0
-    rng = random.Random(0)
-    print('| scenario | tokens/step | none µs/step | engine above floor | plugin above floor | replay above floor '
-          '| plugin/engine | replay/engine |\n|---|---:|---:|---:|---:|---:|---:|---:|')
-    for scenario in SCENARIOS:
-        for n in STEP_SIZES:
-            cases = {c: prepare(scenario, c, n) for c in CONFIGS}
-            cases['replay'] = prepare_replay(scenario, n)
-            best = {c: float('inf') for c in cases}
+    rng = random.Random(args.seed)
+    rows = []
+    for scenario in args.scenarios.split(','):
+        for n in map(int, args.steps.split(',')):
+            cases: dict[str, SglangCase] = {c: prepare(scenario, c, n) for c in CONFIGS}
+            for of in REPLAYS:
+                cases[f'replay-{of}'] = prepare_replay(scenario, n, of)
+            frames = {c: frame_counts(cases[c].frames()) for c in COLUMNS}
+            for case in cases.values():
+                case.run()  # warm
+            gc.collect()  # once: a collection inside the rounds would leave the next request's caches cold
+            per_step: dict[str, list[float]] = {c: [] for c in COLUMNS}
             for _ in range(args.rounds):
-                order = list(cases)
+                order = list(COLUMNS)
                 rng.shuffle(order)
-                gc.collect()
-                for c in order:
-                    best[c] = min(best[c], cases[c].run().streaming / cases[c].steps * 1e6)
-            up = {c: best[c] - best['none'] for c in cases}
-            print(f"| {scenario} | {n} | {best['none']:.2f} | {up['engine']:.2f} | {up['plugin']:.2f} "
-                  f"| {up['replay']:.2f} | {up['plugin'] / up['engine']:.2f} | {up['replay'] / up['engine']:.2f} |",
-                  flush=True)
+                got = {c: cases[c].run().streaming / cases[c].steps * 1e6 for c in order}
+                for c in COLUMNS:
+                    per_step[c].append(got[c])
+            floor_min = min(per_step['none'])
+            row: dict[str, Any] = {'scenario': scenario, 'tokens_per_step': n, 'steps': cases['none'].steps,
+                                   'none_min': floor_min, 'none_median': statistics.median(per_step['none']),
+                                   'frames': frames, 'min': {}, 'median': {}}
+            for c in COLUMNS[1:]:
+                row['min'][c] = min(per_step[c]) - floor_min
+                row['median'][c] = statistics.median(t - f for t, f in zip(per_step[c], per_step['none']))
+            rows.append(row)
+            _print_row(row)
+    print()
+    print('SSE data frames per request (tool-call frames)\n\n| scenario | tokens/step | none | SGLang\'s parsers '
+          '| plugin | plugin, calls whole |\n|---|---:|---:|---:|---:|---:|')
+    for r in rows:
+        f = r['frames']
+        print(f"| {r['scenario']} | {r['tokens_per_step']} | {f['none']['all']} | {f['engine']['all']} "
+              f"({f['engine']['tool']}) | {f['plugin']['all']} ({f['plugin']['tool']}) "
+              f"| {f['replay-plugin-whole']['all']} ({f['replay-plugin-whole']['tool']}) |")
+    if args.json:
+        import json
+        with open(args.json, 'w', encoding='utf-8') as out:
+            json.dump(rows, out, indent=1)
     return 0
+
+
+_printed: list[bool] = []
+
+
+def _print_row(r: dict[str, Any]) -> None:
+    if not _printed:
+        _printed.append(True)
+        print('µs per step above the floor, min over rounds / median over rounds; ratios to SGLang\'s parsers\n\n'
+              '| scenario | tokens/step | none µs/step | SGLang\'s parsers | plugin | replay of plugin '
+              '| replay of SGLang | replay of plugin, calls whole | plugin / SGLang | replay of plugin / SGLang '
+              '| replay of SGLang / SGLang | calls whole / SGLang |\n'
+              '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    lo, med = r['min'], r['median']
+
+    def pair(a: float, b: float) -> str:
+        return f'{a:.2f} / {b:.2f}'
+
+    cells = [pair(r['none_min'], r['none_median'])]
+    cells += [pair(lo[c], med[c]) for c in COLUMNS[1:]]
+    cells += [pair(lo[c] / lo['engine'], med[c] / med['engine'])
+              for c in ('plugin', 'replay-plugin', 'replay-engine', 'replay-plugin-whole')]
+    print(f"| {r['scenario']} | {r['tokens_per_step']} | " + ' | '.join(cells) + ' |', flush=True)
 
 
 if __name__ == '__main__':
