@@ -254,8 +254,8 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                             return self._own(new_text + held, tools)
                         new_text += held
                     calls = r._calls
-                    if not calls:
-                        return new_result(new_text, calls) if new_text else empty
+                    if not calls:  # a new list: r._calls grows in place with later chunks' calls
+                        return new_result(new_text, []) if new_text else empty
                     r._calls = []
                     return new_result(new_text, calls)
                 self._unlink()
@@ -331,9 +331,11 @@ def _build_classes() -> tuple[dict[str, type], dict[str, type]]:
                      force_nonempty_content: bool = False, tool_call_parser_active: bool = False) -> None:
             if force_reasoning is None:
                 force_reasoning = self.sglang_force
+            # SGLang's serving reads reasoning_default from the instance (the base sets it): the class's decides.
             super().__init__(self.open_tag, self.close_tag,
                              force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning,
                              continue_final_message=continue_final_message, previous_content=previous_content,
+                             reasoning_default=getattr(type(self), 'reasoning_default', 'always'),
                              force_nonempty_content=force_nonempty_content)
             # Continuing an assistant message: SGLang's base class read the previous content's tags.
             self._force = self._in_reasoning if continue_final_message else force_reasoning

@@ -143,3 +143,17 @@ def test_tool_start_only_at_line_start(text: str, want: tuple[str, str]) -> None
         outs = [det.parse_streaming_increment(c) for c in chunks] + [det.finish()]
         got = (''.join(o.reasoning_text for o in outs), ''.join(o.normal_text for o in outs))
         assert got == want, (label, chunks)
+
+
+@pytest.mark.parametrize('name', ['qwen3', 'deepseek-r1', 'kimi_k2', 'glm45', 'deepseek-v4', 'mistral'])
+def test_reasoning_default_is_sglangs(name: str) -> None:
+    """SGLang's serving reads ``reasoning_default`` from the detector instance to decide, with no template
+    reasoning config, whether a request reasons (``enable_thinking=False`` honoured for qwen3): replace mode
+    carries SGLang's own detector's value onto the instance (SGLang's base constructor would reset it)."""
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    own = ReasoningParser.DetectorMap.get(name)
+    if own is None:
+        pytest.skip(f'SGLang 0.5.23 has no {name} reasoning detector')
+    ours = _detector(name, None, True)
+    assert ours.reasoning_default == own().reasoning_default
