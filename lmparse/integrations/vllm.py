@@ -58,6 +58,8 @@ streaming paths beyond what ``DelegatingParser`` does with the classes.
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -75,7 +77,14 @@ from vllm.entrypoints.generate.base.protocol import (
     FunctionCall,
     ToolCall,
 )
+from openai.types.responses import ToolChoiceCustom, ToolChoiceFunction
+from pydantic import TypeAdapter, ValidationError
+from vllm.entrypoints.generate.base.protocol import FunctionDefinition
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
 from vllm.parser.engine.adapters import ParserEngineToolAdapter
+from vllm.parser.utils import count_history_tool_calls
+from vllm.renderers.chat_utils import get_tool_call_id_type, make_tool_call_id
+from vllm.tool_parsers.streaming import extract_named_tool_call_streaming, extract_required_tool_call_streaming
 from vllm.reasoning import ReasoningParser as VllmReasoningParser
 from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParser as VllmToolParser
@@ -248,6 +257,19 @@ def _no_calls(request: Any) -> bool:
     return getattr(request, 'tool_choice', None) == 'none' and bool(getattr(request, 'tools', None))
 
 
+def _forced_choice(request: Any) -> tuple[str, str | None] | None:
+    """``('required', None)`` / ``('named', NAME)`` when ``tool_choice`` forces a call, else None (as vLLM's
+    ``DelegatingParser._get_function_name`` reads the three named-choice types)."""
+    choice = getattr(request, 'tool_choice', None)
+    if choice == 'required':
+        return 'required', None
+    if isinstance(choice, ChatCompletionNamedToolChoiceParam):
+        return 'named', choice.function.name
+    if isinstance(choice, (ToolChoiceFunction, ToolChoiceCustom)):
+        return 'named', choice.name
+    return None
+
+
 def _request_tools(request: Any) -> Sequence[Any] | None:
     return getattr(request, 'tools', None) if request is not None else None
 
@@ -264,6 +286,9 @@ def _engine_adjust(vllm_cls: Any, parser: Any, request: Any) -> Any:
         return request
     proxy: Any = object.__new__(vllm_cls)
     proxy.__dict__.update(model_tokenizer=parser.model_tokenizer, vocab=getattr(parser, 'vocab', {}))
+    if hasattr(parser, '_json_forced'):
+        # The JSON-list forcing follows the flag the adapter parses by (the instance reports False to vLLM).
+        proxy.supports_required_and_named = parser._json_forced
     try:
         return vllm_cls.adjust_request(proxy, request)
     except Exception:  # the class needs its own constructor's state: lmparse's declarations alone
@@ -285,7 +310,7 @@ class _Stream:
     on first use); fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
-                 'keep_undeclared', 'fed', 'last_ids', 'last_delta', 'no_calls')
+                 'keep_undeclared', 'fed', 'last_ids', 'last_delta', 'no_calls', 'last_text', 'held', 'held_mode')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
                  chat_template_kwargs: Any, keep_undeclared: bool = False) -> None:
@@ -304,7 +329,12 @@ class _Stream:
         self.fed = 0
         self.last_ids: Any = None
         self.last_delta: DeltaMessage | None = None
-        self.no_calls = False  # the request's tool_choice is "none"
+        self.no_calls = False  # the request's tool_choice is "none" (or forces vLLM's JSON format)
+        # The last chunk's text, and what the parser held (and its mode) before it: a linked handover
+        # re-reads that chunk when the request turns calls off (see handover).
+        self.last_text = ''
+        self.held = ''
+        self.held_mode: str | None = None
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool)
@@ -322,6 +352,7 @@ class _Stream:
             parser = self.parser = self.new_parser()
         self.fed += len(text)
         self.last_ids = token_ids
+        self.last_text = text
         delta = self.last_delta = _DELTAS.feed(parser, text, token_ids)
         return delta
 
@@ -345,6 +376,28 @@ class _Stream:
 
     def parse_complete(self, text: str) -> tuple[str | None, list[Any] | None, str | None]:
         return self.new_parser().parse_complete(text)
+
+    def handover(self, content: str | None, no_calls: bool) -> DeltaMessage | None:
+        """The tool adapter's share of the chunk the linked reasoning adapter just fed (vLLM's hand-over from the
+        reasoning phase, ``DelegatingParser.parse_delta``): vLLM keeps that chunk's reasoning, moves its content
+        here (``content``) and replaces the rest of the delta by what this returns. ``no_calls``: from here on
+        the request wants no native calls: the chunk is read again, from the state before it, by a parser
+        that parses none, which goes on in the shared one's place."""
+        if not no_calls:
+            last = self.last_delta
+            calls = last.tool_calls if last is not None else None
+            if calls:
+                return DeltaMessage(content=content, tool_calls=calls) if content else DeltaMessage(tool_calls=calls)
+            return DeltaMessage(content=content) if content else None
+        self.no_calls = True
+        parser = self.parser = self.new_parser()
+        if self.held_mode == 'reasoning' and parser.mode != 'reasoning':
+            rcls = parser.reasoning_parser
+            opener = rcls.get_reasoning_open_tag() if rcls is not None else None
+            if opener:
+                parser.stream_chunk(opener, None)  # back inside reasoning (the text before was reasoning)
+        # Its reasoning for the chunk supersedes the shared parser's (a call opened in reasoning is text now).
+        return to_vllm_delta(parser.stream_chunk(self.held + self.last_text, None))
 
     def without_calls(self) -> None:
         """Parse no calls from here on (tool_choice="none"); the parser built ahead is replaced before it reads."""
@@ -435,6 +488,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._close_tag = rcls.get_reasoning_close_tag()
         self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
         self._inside: bool | None = None  # _starts_in_reasoning, once
+        self._handed = False  # linked: vLLM's reasoning phase ended, the tool adapter streams the rest
         _offer.reasoning = self
 
     # -- linking (see the module docstring) --
@@ -540,10 +594,23 @@ class LmparseReasoningParser(VllmReasoningParser):
     # -- parsing --
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
-        # Linked: the one lmparse parser routes every chunk itself, so the reasoning phase never ends.
-        if self._linked is not None:
+        stream = self._stream
+        parser = stream.parser
+        if parser is None:
             return False
-        return self._stream.parser is not None and not self._stream.in_reasoning
+        if self._linked is None:
+            return parser.mode != 'reasoning'
+        # Linked: vLLM's reasoning phase ends once the shared parser is past reasoning (reasoning_over), so
+        # that the later chunks reach the tool adapter, which vLLM gives the request (tool_choice). The shared
+        # parser still routes every chunk: reasoning re-opened later streams as reasoning from there.
+        mode = parser.mode
+        pending = parser._pending
+        if mode != 'reasoning' and stream.fed > len(pending):
+            self._handed = True
+            return True
+        stream.held = pending
+        stream.held_mode = mode
+        return False
 
     def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                     previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
@@ -552,6 +619,8 @@ class LmparseReasoningParser(VllmReasoningParser):
         return self._stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
+        if self._handed:
+            return None  # vLLM's hand-over: the shared parser goes on with the tool adapter
         return self._stream.finish()
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
@@ -562,7 +631,9 @@ class LmparseReasoningParser(VllmReasoningParser):
             # The request's switches (enable_thinking=False, ...) decide where this response starts.
             merged = dict(stream.chat_template_kwargs or {}) | ctk
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared)
-        if stream.tool is not None and _no_calls(request):
+        linked = self._linked
+        if stream.tool is not None and (_no_calls(request) or (
+                linked is not None and linked._json_forced and _forced_choice(request) is not None)):
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, stream.chat_template_kwargs,
                              stream.keep_undeclared)
             stream.no_calls = True
@@ -581,11 +652,23 @@ class LmparseToolParser(ParserEngineToolAdapter):
 
     lmparse_tool: str = 'hermes'
     engine_based_streaming = True
+    # The class's flag (replace mode: vLLM's class's) says whether vLLM's JSON-list format applies to
+    # tool_choice="required" / a named tool; each instance reports False to vLLM's Parser so that those
+    # requests reach this adapter with the request (see _forced_delta), and keeps the flag as _json_forced.
     supports_required_and_named = False
     vllm_class: type | None = None
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         VllmToolParser.__init__(self, tokenizer, tools)
+        self._json_forced = bool(type(self).supports_required_and_named)
+        self.supports_required_and_named = False
+        model_config = kwargs.get('model_config')
+        self._id_type = get_tool_call_id_type(model_config) if model_config is not None else 'random'
+        self._forced: str | None = None  # 'required' / 'named' once a request forcing vLLM's JSON format is seen
+        self._forced_name: str | None = None
+        self._forced_text = ''
+        self._name_sent = False
+        self._call_idx = 0
         self._tools = tools
         self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
         self._skip_reasoning = False
@@ -647,17 +730,67 @@ class LmparseToolParser(ParserEngineToolAdapter):
                                      previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
         if not self._link_checked:
-            self._link_checked = True
-            self._check_link()
-            stream = self._stream
-            if stream.parser is None and not stream.tools:
-                stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
-            if _no_calls(request):
+            return self._first_delta(delta_text, delta_token_ids, request)
+        if self._forced is None:
+            return self._stream.feed(delta_text, delta_token_ids)
+        return self._forced_delta(self._stream.feed(delta_text, delta_token_ids))
+
+    def _first_delta(self, delta_text: str, delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
+        """The first call: the request is seen (tool_choice, tools)."""
+        self._link_checked = True
+        self._check_link()
+        stream = self._stream
+        if stream.parser is None and not stream.tools:
+            stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
+        forced = _forced_choice(request) if self._json_forced else None
+        no_calls = forced is not None or _no_calls(request)
+        if self._linked is not None and stream.fed:
+            # vLLM's hand-over: the linked reasoning adapter fed this chunk already; delta_text is its content.
+            delta = stream.handover(delta_text, no_calls)
+        else:
+            if no_calls:
                 stream.without_calls()
-        return self._stream.feed(delta_text, delta_token_ids)
+            delta = stream.feed(delta_text, delta_token_ids)
+        if forced is None:
+            return delta
+        self._forced, self._forced_name = forced
+        if self._id_type == 'kimi_k2':
+            self._call_idx = count_history_tool_calls(request)
+        return self._forced_delta(delta)
+
+    def _forced_delta(self, delta: DeltaMessage | None) -> DeltaMessage | None:
+        """The content lmparse streamed (reasoning kept) read as vLLM reads the output it forces for
+        tool_choice="required" (a JSON list of ``{"name", "parameters"}``) or a named tool (the arguments):
+        by vLLM's own helpers (vllm/tool_parsers/streaming.py), as ``DelegatingParser._extract_tool_calls_streaming``
+        calls them with the accumulated text, with vLLM's call ids (``tool_call_id_type``, the history count)."""
+        if delta is None:
+            return None
+        content = delta.content
+        reasoning = delta.reasoning
+        out: DeltaMessage | None = None
+        if content:
+            if self._forced == 'required':
+                previous = self._forced_text
+                current = self._forced_text = previous + content
+                out, _ = extract_required_tool_call_streaming(
+                    previous_text=previous, current_text=current, tool_call_idx=self._call_idx,
+                    tool_call_id_type=self._id_type)
+            else:
+                out, self._name_sent = extract_named_tool_call_streaming(
+                    delta_text=content, function_name=self._forced_name or '', function_name_returned=self._name_sent,
+                    tool_call_idx=self._call_idx, tool_call_id_type=self._id_type, tokenizer=self.model_tokenizer)
+            if out is not None and out.tool_calls:
+                self._call_idx += sum(tc.id is not None for tc in out.tool_calls)
+        if reasoning:
+            if out is None:
+                return DeltaMessage(reasoning=reasoning)
+            out.reasoning = reasoning
+        return out
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return self._stream.finish()
+        if self._forced is None:
+            return self._stream.finish()
+        return self._forced_delta(self._stream.finish())
 
     def get_remaining_unstreamed_args(self) -> str:
         return ''  # lmparse streams every argument fragment it parsed
@@ -665,6 +798,10 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         self._check_link()
         stream = self._stream
+        forced = _forced_choice(request) if self._json_forced else None
+        if forced is not None:
+            stream.complete_calls = None
+            return self._forced_calls(model_output, request, forced)
         calls: list[Any] | None
         content: str | None
         if self._linked is not None and stream.complete_calls is not None:
@@ -680,6 +817,30 @@ class LmparseToolParser(ParserEngineToolAdapter):
                       for c in calls or ()]
         return ExtractedToolCallInformation(tools_called=bool(tool_calls), tool_calls=tool_calls,
                                             content=content or None)
+
+
+    def _forced_calls(self, model_output: str, request: Any,
+                      forced: tuple[str, str | None]) -> ExtractedToolCallInformation:
+        """A whole response in the format vLLM forces for tool_choice="required" / a named tool, parsed as
+        ``DelegatingParser._extract_tool_calls`` parses it (vLLM's ``FunctionDefinition`` list; the named tool's
+        arguments); text that parses as no call stays content (vLLM drops it for "required")."""
+        named: list[tuple[str, str]] = []
+        if forced[0] == 'named':
+            if model_output.strip():
+                named.append((forced[1] or '', model_output))
+        else:
+            with contextlib.suppress(ValidationError):
+                named = [(d.name, json.dumps(d.parameters, ensure_ascii=False))
+                         for d in _FUNCTION_LIST.validate_json(model_output or '[]')]
+        if not named:
+            return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output or None)
+        idx = count_history_tool_calls(request) if self._id_type == 'kimi_k2' else 0
+        calls = [ToolCall(id=make_tool_call_id(self._id_type, name, idx + i), type='function',
+                          function=FunctionCall(name=name, arguments=args)) for i, (name, args) in enumerate(named)]
+        return ExtractedToolCallInformation(tools_called=True, tool_calls=calls, content=None)
+
+
+_FUNCTION_LIST = TypeAdapter(list[FunctionDefinition])
 
 
 def _class_name(kind: str, name: str) -> str:
