@@ -19,13 +19,29 @@ How vLLM drives them: ``ParserManager.get_parser(tool, reasoning)`` composes a
 ``DelegatingParser`` that builds one reasoning parser and one tool parser per request and
 routes each chunk through ``parse_delta`` (``ChatStreamProcessor.step``): the reasoning
 parser's ``extract_reasoning_streaming`` until it confirms the end of reasoning, then the tool
-parser's ``extract_tool_calls_streaming``. When both come from here, the tool parser, built
-right after the reasoning parser in the same ``Parser.__init__``, links to it and the two share
-ONE lmparse response parser (reasoning and tool dialect together, the request's tools and
-``chat_template_kwargs``): whichever of the two vLLM calls feeds it, and the reasoning parser
-never hands over, so every chunk reaches that one parser, tool calls inside reasoning included.
-Paired with one of vLLM's own parsers, each lmparse class works alone (an lmparse parser with
-only its reasoning or only its tool dialect) and hands over as vLLM expects.
+parser's ``extract_tool_calls_streaming`` (the only one vLLM gives the request). When both come
+from here, the tool parser, built right after the reasoning parser in the same
+``Parser.__init__``, links to it and the two share ONE lmparse response parser (reasoning and
+tool dialect together, the request's tools and ``chat_template_kwargs``): the reasoning parser
+feeds it until it is past reasoning (content settled, or a call opened, inside reasoning too),
+then vLLM hands over and the tool parser feeds it, seeing the request; reasoning that opens
+again later still streams as reasoning. Paired with one of vLLM's own parsers, each lmparse
+class works alone (an lmparse parser with only its reasoning or only its tool dialect) and
+hands over as vLLM expects.
+
+``tool_choice`` (replace mode and ``lmparse-<name>``): ``"none"`` beside tools parses no calls, so
+the call text stays content (vLLM's server drops parsed calls there; vLLM's engine parsers
+suppress them); seen from the tool parser's first call, so in linked streaming from the hand-over
+on: the hand-over chunk is read again without calls, and a call inside reasoning before it (the
+only calls parsed before vLLM shows the request) stays reasoning text only when it opens in that
+chunk. ``"required"`` / a named tool: for the classes whose vLLM class takes vLLM's JSON-list
+path (``supports_required_and_named``: vLLM forces JSON-schema decoding, a list of
+``{"name", "parameters"}`` or the named tool's arguments), each instance reports
+``supports_required_and_named=False`` to vLLM's ``Parser`` (vLLM streams that path from
+accumulated text, which it never gives engine-based parsers) and parses that JSON itself with
+vLLM's own helpers (``extract_required_tool_call_streaming`` / ``extract_named_tool_call_streaming``,
+vLLM's ``FunctionDefinition`` list whole) and vLLM's call ids; the request adjustment stays vLLM's.
+Every other class parses the model's native format (vLLM's structural tag constrains it).
 
 Both classes are ``engine_based_streaming`` (vLLM then passes only each chunk's text, never
 the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
@@ -834,9 +850,15 @@ class LmparseToolParser(ParserEngineToolAdapter):
                          for d in _FUNCTION_LIST.validate_json(model_output or '[]')]
         if not named:
             return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output or None)
-        idx = count_history_tool_calls(request) if self._id_type == 'kimi_k2' else 0
-        calls = [ToolCall(id=make_tool_call_id(self._id_type, name, idx + i), type='function',
-                          function=FunctionCall(name=name, arguments=args)) for i, (name, args) in enumerate(named)]
+        if self._id_type == 'kimi_k2':
+            idx = count_history_tool_calls(request)
+            calls = [ToolCall(id=make_tool_call_id(self._id_type, name, idx + i), type='function',
+                              function=FunctionCall(name=name, arguments=args)) for i, (name, args) in enumerate(named)]
+        else:
+            # Random ids deferred, as vLLM's JSON path leaves them: the server makes them
+            # (message_assembly._to_tool_calls: ``tc.id or make_tool_call_id()``).
+            calls = [ToolCall.model_construct(id=None, type='function', function=FunctionCall(name=name, arguments=args))
+                     for name, args in named]
         return ExtractedToolCallInformation(tools_called=True, tool_calls=calls, content=None)
 
 

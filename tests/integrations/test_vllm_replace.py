@@ -369,3 +369,52 @@ def test_forced_ids_follow_vllm() -> None:
         assert ids == ['functions.get_weather:1', 'functions.get_weather:2'], size
     whole = cls(TOKENIZER, TOOLS, model_config=config).parse(two, req, enable_auto_tools=True)[2]
     assert [c.id for c in whole] == ['functions.get_weather:1', 'functions.get_weather:2']
+
+
+def _vllm_own(reasoning: str | None, tool: str) -> Any:
+    """vLLM's DelegatingParser over vLLM's own classes of those names."""
+    from vllm.parser.abstract_parser import DelegatingParser
+    from vllm.reasoning import ReasoningParserManager
+
+    own_tool = integ._vllm_class(ToolParserManager, tool)
+    own_reasoning = integ._vllm_class(ReasoningParserManager, reasoning) if reasoning else None
+    if own_tool is None or (reasoning and own_reasoning is None):
+        pytest.skip('vLLM replaced in this process')
+    return type('VllmComposed', (DelegatingParser,), {'reasoning_parser_cls': own_reasoning,
+                                                      'tool_parser_cls': own_tool})
+
+
+def _served(parser_cls: Any, text: str, req: Any, size: int) -> tuple[str, str, Any, str | None]:
+    """vLLM's serving stream path: one ChatStreamProcessor per choice, as OpenAIServingChat streams it (the
+    server's tool_choice filter and finish_reason included)."""
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+
+    parser = parser_cls(TOKENIZER, req.tools, chat_template_kwargs=None, model_config=None)
+    proc = ChatStreamProcessor(req, parser, enable_auto_tools=True, parser_cls=parser_cls)
+    pieces = [text[i:i + size] for i in range(0, len(text), size)]
+    steps = [proc.step(p, [], 'stop' if n == len(pieces) - 1 else None, [] if n == 0 else None)
+             for n, p in enumerate(pieces)]
+    deltas = [s.delta for s in steps]
+    return (''.join(d.reasoning or '' for d in deltas if d is not None),
+            ''.join(d.content or '' for d in deltas if d is not None), _calls(deltas), steps[-1].finish_reason)
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+@pytest.mark.parametrize('choice', ['auto', 'none', 'required', 'named'])
+def test_served_stream_equals_vllms_parsers(reasoning: str | None, choice: str) -> None:
+    """Through ChatStreamProcessor (vLLM's serving path), lmparse's replace classes (linked when both are
+    lmparse's) give what vLLM's own qwen3 + pythonic give, for every tool_choice, at 1/3/16 chars and whole."""
+    req = request(tools=TOOLS, tool_choice=NAMED if choice == 'named' else choice)
+    output = {'required': JSON_LIST, 'named': JSON_ARGS}.get(choice, PY_CALL)
+    text = ('<think>Paris, then.</think>' if reasoning else '') + output  # vLLM's pythonic: no space before '['
+    ours, theirs = _composed(reasoning, 'pythonic'), _vllm_own(reasoning, 'pythonic')
+    want = ('Paris, then.' if reasoning else '', output if choice == 'none' else '',
+            [] if choice == 'none' else [('get_weather', {'city': 'Paris'})], 'tool_calls' if choice in ('auto', 'required') else 'stop')
+    compared = 0
+    for size in SIZES:
+        r, content, calls, finish = _served(ours, text, req, size)
+        assert (r, content.strip(), calls, finish) == want, size
+        r, content, calls, finish = _served(theirs, text, req, size)
+        if (r, content.strip(), calls, finish) == want:  # where vLLM's own parsers get it right
+            compared += 1
+    assert compared == len(SIZES)
