@@ -32,9 +32,8 @@ hands over as vLLM expects.
 ``tool_choice`` (replace mode and ``lmparse-<name>``): ``"none"`` beside tools parses no calls, so
 the call text stays content (vLLM's server drops parsed calls there; vLLM's engine parsers
 suppress them); seen from the tool parser's first call, so in linked streaming from the hand-over
-on: the hand-over chunk is read again without calls, and a call inside reasoning before it (the
-only calls parsed before vLLM shows the request) stays reasoning text only when it opens in that
-chunk. ``"required"`` / a named tool: for the classes whose vLLM class takes vLLM's JSON-list
+on: the hand-over chunk is read again without calls (a call opened inside reasoning hands over at
+once, so its text stays reasoning). ``"required"`` / a named tool: for the classes whose vLLM class takes vLLM's JSON-list
 path (``supports_required_and_named``: vLLM forces JSON-schema decoding, a list of
 ``{"name", "parameters"}`` or the named tool's arguments), each instance reports
 ``supports_required_and_named=False`` to vLLM's ``Parser`` (vLLM streams that path from
@@ -621,7 +620,9 @@ class LmparseReasoningParser(VllmReasoningParser):
         # parser still routes every chunk: reasoning re-opened later streams as reasoning from there.
         mode = parser.mode
         pending = parser._pending
-        if mode != 'reasoning' and stream.fed > len(pending):
+        if mode != 'reasoning' and stream.fed > len(pending) or (
+                (last := stream.last_delta) is not None and last.tool_calls):
+            # (a call opened and closed inside reasoning in this chunk: the tool adapter, with the request, has it)
             self._handed = True
             return True
         stream.held = pending

@@ -339,14 +339,17 @@ def test_linked_reasoning_reopens_after_handover(size: int) -> None:
     assert (r, content, calls) == ('ab', 'Sure.', [('get_weather', {'city': 'Paris'})])
 
 
-@pytest.mark.parametrize('size', SIZES)
+@pytest.mark.parametrize('size', SIZES + (len('<think>try ' + CALL % 'get_weather') + 1,))
 def test_linked_call_in_reasoning_with_tool_choice_none(size: int) -> None:
-    """A call opened inside unclosed reasoning ends vLLM's reasoning phase (the shared parser is in the call);
-    with tool_choice="none" the chunk is read again without calls: the call text stays reasoning."""
+    """A call opened inside unclosed reasoning ends vLLM's reasoning phase (the shared parser is in the call, or
+    has just parsed it whole); with tool_choice="none" the chunk is read again without calls: the call text
+    stays reasoning. With "auto" the call is parsed there and the reasoning goes on after it."""
     cls = _composed('qwen3', 'hermes')
     text = '<think>try ' + CALL % 'get_weather' + ' ok</think>Done.'
     r, content, calls = _stream(cls, text, request(tools=TOOLS, tool_choice='none'), size)
     assert (r, content, calls) == ('try ' + CALL % 'get_weather' + ' ok', 'Done.', [])
+    r, content, calls = _stream(cls, text, request(tools=TOOLS, tool_choice='auto'), size)
+    assert (r, content, calls) == ('try  ok', 'Done.', [('get_weather', {'city': 'Paris'})])
 
 
 def test_forced_ids_follow_vllm() -> None:
