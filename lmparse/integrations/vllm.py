@@ -620,7 +620,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         # parser still routes every chunk: reasoning re-opened later streams as reasoning from there.
         mode = parser.mode
         pending = parser._pending
-        if mode != 'reasoning' and stream.fed > len(pending) or (
+        if (mode != 'reasoning' and stream.fed > len(pending)) or (
                 (last := stream.last_delta) is not None and last.tool_calls):
             # (a call opened and closed inside reasoning in this chunk: the tool adapter, with the request, has it)
             self._handed = True
@@ -684,7 +684,7 @@ class LmparseToolParser(ParserEngineToolAdapter):
         self._forced: str | None = None  # 'required' / 'named' once a request forcing vLLM's JSON format is seen
         self._forced_name: str | None = None
         self._forced_text = ''
-        self._name_sent = False
+        self._name_sent = False  # a forced call announced (its name sent)
         self._call_idx = 0
         self._tools = tools
         self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
@@ -789,9 +789,10 @@ class LmparseToolParser(ParserEngineToolAdapter):
             if self._forced == 'required':
                 previous = self._forced_text
                 current = self._forced_text = previous + content
-                out, _ = extract_required_tool_call_streaming(
+                out, announced = extract_required_tool_call_streaming(
                     previous_text=previous, current_text=current, tool_call_idx=self._call_idx,
                     tool_call_id_type=self._id_type)
+                self._name_sent = self._name_sent or announced
             else:
                 out, self._name_sent = extract_named_tool_call_streaming(
                     delta_text=content, function_name=self._forced_name or '', function_name_returned=self._name_sent,
@@ -807,7 +808,13 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def finish_streaming(self) -> DeltaMessage | None:
         if self._forced is None:
             return self._stream.finish()
-        return self._forced_delta(self._stream.finish())
+        delta = self._forced_delta(self._stream.finish())
+        if self._forced == 'required' and not self._name_sent and self._forced_text.strip():
+            # No call in the text (vLLM's JSON path drops it): it stays content, as the whole response's parse keeps it.
+            if delta is None:
+                return DeltaMessage(content=self._forced_text)
+            delta.content = self._forced_text
+        return delta
 
     def get_remaining_unstreamed_args(self) -> str:
         return ''  # lmparse streams every argument fragment it parsed

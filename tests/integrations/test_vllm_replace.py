@@ -421,3 +421,17 @@ def test_served_stream_equals_vllms_parsers(reasoning: str | None, choice: str) 
         if (r, content.strip(), calls, finish) == want:  # where vLLM's own parsers get it right
             compared += 1
     assert compared == len(SIZES)
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+def test_required_text_that_is_no_call_stays_content(reasoning: str | None) -> None:
+    """tool_choice="required" whose output is no JSON call list (no grammar applied): vLLM's JSON path drops the
+    text; lmparse keeps it as content, streamed (at the end) and whole."""
+    cls = _composed(reasoning, 'pythonic')
+    req = request(tools=TOOLS, tool_choice='required')
+    text = (THINK if reasoning else '') + 'I cannot call it.'
+    for size in SIZES:
+        r, content, calls = _stream(cls, text, req, size)
+        assert (content.strip(), calls) == ('I cannot call it.', []), size
+    _, content, calls = _whole(cls, text, req)
+    assert (content.strip(), calls) == ('I cannot call it.', [])
