@@ -761,7 +761,8 @@ class LmparseToolParser(ParserEngineToolAdapter):
             stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
         forced = _forced_choice(request) if self._json_forced else None
         no_calls = forced is not None or _no_calls(request)
-        if self._linked is not None and stream.fed:
+        linked = self._linked
+        if linked is not None and linked._handed and stream.fed:
             # vLLM's hand-over: the linked reasoning adapter fed this chunk already; delta_text is its content.
             delta = stream.handover(delta_text, no_calls)
         else:
