@@ -400,10 +400,11 @@ class _Stream:
         that parses none, which goes on in the shared one's place."""
         if not no_calls:
             last = self.last_delta
-            calls = last.tool_calls if last is not None else None
-            if calls:
-                return DeltaMessage(content=content, tool_calls=calls) if content else DeltaMessage(tool_calls=calls)
-            return DeltaMessage(content=content) if content else None
+            if last is None:
+                return DeltaMessage(content=content) if content else None
+            if content:
+                last.content = content  # the delta vLLM took it from (it set content=None there)
+            return last
         self.no_calls = True
         parser = self.parser = self.new_parser()
         if self.held_mode == 'reasoning' and parser.mode != 'reasoning':
@@ -552,9 +553,11 @@ class LmparseReasoningParser(VllmReasoningParser):
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         """The content ids of ``input_ids``: those after the last close tag; with no tag, all of them
         when output starts as content, none when it starts in reasoning. The chunk this parser
-        just streamed: the ids its content decodes from (a close tag split over tokens is not content)."""
+        just streamed: the ids its content decodes from (a close tag split over tokens is not content),
+        except at a linked hand-over, where vLLM passes them to the linked tool adapter, which does not read
+        them (the shared parser has the chunk): the tags decide, without decoding."""
         stream = self._stream
-        if stream.fed and stream.last_ids is not None and stream.reasoning_over and (
+        if not self._handed and stream.fed and stream.last_ids is not None and stream.reasoning_over and (
                 stream.last_ids is input_ids or list(stream.last_ids) == list(input_ids)):
             found = self._streamed_content_ids(list(input_ids), stream.last_delta)
             if found is not None:
