@@ -19,13 +19,28 @@ How vLLM drives them: ``ParserManager.get_parser(tool, reasoning)`` composes a
 ``DelegatingParser`` that builds one reasoning parser and one tool parser per request and
 routes each chunk through ``parse_delta`` (``ChatStreamProcessor.step``): the reasoning
 parser's ``extract_reasoning_streaming`` until it confirms the end of reasoning, then the tool
-parser's ``extract_tool_calls_streaming``. When both come from here, the tool parser, built
-right after the reasoning parser in the same ``Parser.__init__``, links to it and the two share
-ONE lmparse response parser (reasoning and tool dialect together, the request's tools and
-``chat_template_kwargs``): whichever of the two vLLM calls feeds it, and the reasoning parser
-never hands over, so every chunk reaches that one parser, tool calls inside reasoning included.
-Paired with one of vLLM's own parsers, each lmparse class works alone (an lmparse parser with
-only its reasoning or only its tool dialect) and hands over as vLLM expects.
+parser's ``extract_tool_calls_streaming`` (the only one vLLM gives the request). When both come
+from here, the tool parser, built right after the reasoning parser in the same
+``Parser.__init__``, links to it and the two share ONE lmparse response parser (reasoning and
+tool dialect together, the request's tools and ``chat_template_kwargs``): the reasoning parser
+feeds it until it is past reasoning (content settled, or a call opened, inside reasoning too),
+then vLLM hands over and the tool parser feeds it, seeing the request; reasoning that opens
+again later still streams as reasoning. Paired with one of vLLM's own parsers, each lmparse
+class works alone (an lmparse parser with only its reasoning or only its tool dialect) and
+hands over as vLLM expects.
+
+``tool_choice`` (replace mode and ``lmparse-<name>``): ``"none"`` beside tools parses no calls, so
+the call text stays content (vLLM's server drops parsed calls there; vLLM's engine parsers
+suppress them); seen from the tool parser's first call, so in linked streaming from the hand-over
+on: the hand-over chunk is read again without calls (a call opened inside reasoning hands over at
+once, so its text stays reasoning). ``"required"`` / a named tool: for the classes whose vLLM class takes vLLM's JSON-list
+path (``supports_required_and_named``: vLLM forces JSON-schema decoding, a list of
+``{"name", "parameters"}`` or the named tool's arguments), each instance reports
+``supports_required_and_named=False`` to vLLM's ``Parser`` (vLLM streams that path from
+accumulated text, which it never gives engine-based parsers) and parses that JSON itself with
+vLLM's own helpers (``extract_required_tool_call_streaming`` / ``extract_named_tool_call_streaming``,
+vLLM's ``FunctionDefinition`` list whole) and vLLM's call ids; the request adjustment stays vLLM's.
+Every other class parses the model's native format (vLLM's structural tag constrains it).
 
 Both classes are ``engine_based_streaming`` (vLLM then passes only each chunk's text, never
 the accumulated text), convert lmparse's deltas into vLLM's ``DeltaMessage`` /
@@ -60,6 +75,8 @@ streaming paths beyond what ``DelegatingParser`` does with the classes.
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -78,7 +95,14 @@ from vllm.entrypoints.generate.base.protocol import (
     FunctionCall,
     ToolCall,
 )
+from openai.types.responses import ToolChoiceCustom, ToolChoiceFunction
+from pydantic import TypeAdapter, ValidationError
+from vllm.entrypoints.generate.base.protocol import FunctionDefinition
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
 from vllm.parser.engine.adapters import ParserEngineToolAdapter
+from vllm.parser.utils import count_history_tool_calls
+from vllm.renderers.chat_utils import get_tool_call_id_type, make_tool_call_id
+from vllm.tool_parsers.streaming import extract_named_tool_call_streaming, extract_required_tool_call_streaming
 from vllm.reasoning import ReasoningParser as VllmReasoningParser
 from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParser as VllmToolParser
@@ -275,6 +299,19 @@ def _request_kwargs(kwargs: Any, request: Any) -> Any:
     return dict(kwargs or {}) | ctk if isinstance(kwargs, dict) else dict(ctk)
 
 
+def _forced_choice(request: Any) -> tuple[str, str | None] | None:
+    """``('required', None)`` / ``('named', NAME)`` when ``tool_choice`` forces a call, else None (as vLLM's
+    ``DelegatingParser._get_function_name`` reads the three named-choice types)."""
+    choice = getattr(request, 'tool_choice', None)
+    if choice == 'required':
+        return 'required', None
+    if isinstance(choice, ChatCompletionNamedToolChoiceParam):
+        return 'named', choice.function.name
+    if isinstance(choice, (ToolChoiceFunction, ToolChoiceCustom)):
+        return 'named', choice.name
+    return None
+
+
 def _request_tools(request: Any) -> Sequence[Any] | None:
     return getattr(request, 'tools', None) if request is not None else None
 
@@ -292,6 +329,9 @@ def _engine_adjust(vllm_cls: Any, parser: Any, request: Any) -> Any:
     state = {'model_tokenizer': parser.model_tokenizer, 'vocab': getattr(parser, 'vocab', {})}
     proxy: Any = object.__new__(vllm_cls)
     proxy.__dict__.update(state)
+    if hasattr(parser, '_json_forced'):
+        # The JSON-list forcing follows the flag the adapter parses by (the instance reports False to vLLM).
+        proxy.supports_required_and_named = parser._json_forced
     engine_cls = getattr(vllm_cls, '_parser_engine_cls', None)
     if isinstance(engine_cls, type):
         # vLLM's parser-engine adapters hand the request to their engine's adjust_request (Mistral's
@@ -320,7 +360,8 @@ class _Stream:
     on first use); fed by one or both adapters."""
 
     __slots__ = ('reasoning', 'tool', 'tools', 'chat_template_kwargs', 'parser', 'finished', 'complete_calls',
-                 'keep_undeclared', 'call_ends', 'fed', 'last_ids', 'last_delta', 'no_calls')
+                 'keep_undeclared', 'call_ends', 'fed', 'last_ids', 'last_delta', 'no_calls', 'last_text', 'held',
+                 'held_mode')
 
     def __init__(self, reasoning: str | None, tool: str | None, tools: Sequence[Any] | None,
                  chat_template_kwargs: Any, keep_undeclared: bool = False, call_ends: bool = False) -> None:
@@ -342,7 +383,12 @@ class _Stream:
         self.fed = 0
         self.last_ids: Any = None
         self.last_delta: DeltaMessage | None = None
-        self.no_calls = False  # the request's tool_choice is "none"
+        self.no_calls = False  # the request's tool_choice is "none" (or forces vLLM's JSON format)
+        # The last chunk's text, and what the parser held (and its mode) before it: a linked handover
+        # re-reads that chunk when the request turns calls off (see handover).
+        self.last_text = ''
+        self.held = ''
+        self.held_mode: str | None = None
 
     def new_parser(self) -> Any:
         cls = _configured_class(self.reasoning, self.tool, self.call_ends)
@@ -369,6 +415,7 @@ class _Stream:
             parser = self.parser = self.new_parser()
         self.fed += len(text)
         self.last_ids = token_ids
+        self.last_text = text
         delta = self.last_delta = _DELTAS.feed(parser, text, token_ids)
         return delta
 
@@ -392,6 +439,29 @@ class _Stream:
 
     def parse_complete(self, text: str) -> tuple[str | None, list[Any] | None, str | None]:
         return self.new_parser().parse_complete(text)
+
+    def handover(self, content: str | None, no_calls: bool) -> DeltaMessage | None:
+        """The tool adapter's share of the chunk the linked reasoning adapter just fed (vLLM's hand-over from the
+        reasoning phase, ``DelegatingParser.parse_delta``): vLLM keeps that chunk's reasoning, moves its content
+        here (``content``) and replaces the rest of the delta by what this returns. ``no_calls``: from here on
+        the request wants no native calls: the chunk is read again, from the state before it, by a parser
+        that parses none, which goes on in the shared one's place."""
+        if not no_calls:
+            last = self.last_delta
+            if last is None:
+                return DeltaMessage(content=content) if content else None
+            if content:
+                last.content = content  # the delta vLLM took it from (it set content=None there)
+            return last
+        self.no_calls = True
+        parser = self.parser = self.new_parser()
+        if self.held_mode == 'reasoning' and parser.mode != 'reasoning':
+            rcls = parser.reasoning_parser
+            opener = rcls.get_reasoning_open_tag() if rcls is not None else None
+            if opener:
+                parser.stream_chunk(opener, None)  # back inside reasoning (the text before was reasoning)
+        # Its reasoning for the chunk supersedes the shared parser's (a call opened in reasoning is text now).
+        return to_vllm_delta(parser.stream_chunk(self.held + self.last_text, None))
 
     def without_calls(self) -> None:
         """Parse no calls from here on (tool_choice="none"); the parser built ahead is replaced before it reads."""
@@ -488,6 +558,7 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
         self._inside: bool | None = None  # _starts_in_reasoning, once
         self._reads: bool | None = None  # _reads_reasoning, once
+        self._handed = False  # linked: vLLM's reasoning phase ended, the tool adapter streams the rest
         _offer.reasoning = self
 
     # -- linking (see the module docstring) --
@@ -540,9 +611,11 @@ class LmparseReasoningParser(VllmReasoningParser):
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         """The content ids of ``input_ids``: those after the last close tag; with no tag, all of them
         when output starts as content, none when it starts in reasoning. The chunk this parser
-        just streamed: the ids its content decodes from (a close tag split over tokens is not content)."""
+        just streamed: the ids its content decodes from (a close tag split over tokens is not content),
+        except at a linked hand-over, where vLLM passes them to the linked tool adapter, which does not read
+        them (the shared parser has the chunk): the tags decide, without decoding."""
         stream = self._stream
-        if stream.fed and stream.last_ids is not None and stream.reasoning_over and (
+        if not self._handed and stream.fed and stream.last_ids is not None and stream.reasoning_over and (
                 stream.last_ids is input_ids or list(stream.last_ids) == list(input_ids)):
             found = self._streamed_content_ids(list(input_ids), stream.last_delta)
             if found is not None:
@@ -608,10 +681,25 @@ class LmparseReasoningParser(VllmReasoningParser):
     # -- parsing --
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
-        # Linked: the one lmparse parser routes every chunk itself, so the reasoning phase never ends.
-        if self._linked is not None:
+        stream = self._stream
+        parser = stream.parser
+        if parser is None:
             return False
-        return self._stream.parser is not None and not self._stream.in_reasoning
+        if self._linked is None:
+            return parser.mode != 'reasoning'
+        # Linked: vLLM's reasoning phase ends once the shared parser is past reasoning (reasoning_over), so
+        # that the later chunks reach the tool adapter, which vLLM gives the request (tool_choice). The shared
+        # parser still routes every chunk: reasoning re-opened later streams as reasoning from there.
+        mode = parser.mode
+        pending = parser._pending
+        if (mode != 'reasoning' and stream.fed > len(pending)) or (
+                (last := stream.last_delta) is not None and last.tool_calls):
+            # (a call opened and closed inside reasoning in this chunk: the tool adapter, with the request, has it)
+            self._handed = True
+            return True
+        stream.held = pending
+        stream.held_mode = mode
+        return False
 
     def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                     previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
@@ -620,6 +708,8 @@ class LmparseReasoningParser(VllmReasoningParser):
         return self._stream.feed(delta_text, delta_token_ids)
 
     def finish_streaming(self) -> DeltaMessage | None:
+        if self._handed:
+            return None  # vLLM's hand-over: the shared parser goes on with the tool adapter
         return self._stream.finish()
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
@@ -631,7 +721,9 @@ class LmparseReasoningParser(VllmReasoningParser):
             merged = dict(stream.chat_template_kwargs or {}) | ctk
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared,
                              stream.call_ends)
-        if stream.tool is not None and _no_calls(request):
+        linked = self._linked
+        if stream.tool is not None and (_no_calls(request) or (
+                linked is not None and linked._json_forced and _forced_choice(request) is not None)):
             stream = _Stream(stream.reasoning, stream.tool, stream.tools, stream.chat_template_kwargs,
                              stream.keep_undeclared, stream.call_ends)
             stream.no_calls = True
@@ -650,11 +742,23 @@ class LmparseToolParser(ParserEngineToolAdapter):
 
     lmparse_tool: str = 'hermes'
     engine_based_streaming = True
+    # The class's flag (replace mode: vLLM's class's) says whether vLLM's JSON-list format applies to
+    # tool_choice="required" / a named tool; each instance reports False to vLLM's Parser so that those
+    # requests reach this adapter with the request (see _forced_delta), and keeps the flag as _json_forced.
     supports_required_and_named = False
     vllm_class: type | None = None
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         VllmToolParser.__init__(self, tokenizer, tools)
+        self._json_forced = bool(type(self).supports_required_and_named)
+        self.supports_required_and_named = False
+        model_config = kwargs.get('model_config')
+        self._id_type = get_tool_call_id_type(model_config) if model_config is not None else 'random'
+        self._forced: str | None = None  # 'required' / 'named' once a request forcing vLLM's JSON format is seen
+        self._forced_name: str | None = None
+        self._forced_text = ''
+        self._name_sent = False  # a forced call announced (its name sent)
+        self._call_idx = 0
         self._tools = tools
         self._chat_template_kwargs = kwargs.get('chat_template_kwargs')
         self._skip_reasoning = False
@@ -721,23 +825,81 @@ class LmparseToolParser(ParserEngineToolAdapter):
                                      previous_token_ids: Sequence[int], current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
         if not self._link_checked:
-            self._link_checked = True
-            self._check_link()
-            stream = self._stream
-            if stream.parser is None and not stream.tools:
-                stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
-            kwargs = _request_kwargs(stream.chat_template_kwargs, request)
-            if kwargs is not stream.chat_template_kwargs and not stream.fed:
-                # the request's template switches (K2 Horizon's tool_call_format) pick the layout
-                stream.chat_template_kwargs = kwargs
-                if stream.parser is not None:
-                    stream.parser = stream.new_parser()
-            if _no_calls(request):
+            return self._first_delta(delta_text, delta_token_ids, request)
+        if self._forced is None:
+            return self._stream.feed(delta_text, delta_token_ids)
+        return self._forced_delta(self._stream.feed(delta_text, delta_token_ids))
+
+    def _first_delta(self, delta_text: str, delta_token_ids: Sequence[int], request: Any) -> DeltaMessage | None:
+        """The first call: the request is seen (tool_choice, tools)."""
+        self._link_checked = True
+        self._check_link()
+        stream = self._stream
+        if stream.parser is None and not stream.tools:
+            stream.tools = _request_tools(request)  # vLLM passes the request's tools per call
+        kwargs = _request_kwargs(stream.chat_template_kwargs, request)
+        if kwargs is not stream.chat_template_kwargs and not stream.fed:
+            # the request's template switches (K2 Horizon's tool_call_format) pick the layout
+            stream.chat_template_kwargs = kwargs
+            if stream.parser is not None:
+                stream.parser = stream.new_parser()
+        forced = _forced_choice(request) if self._json_forced else None
+        no_calls = forced is not None or _no_calls(request)
+        linked = self._linked
+        if linked is not None and linked._handed and stream.fed:
+            # vLLM's hand-over: the linked reasoning adapter fed this chunk already; delta_text is its content.
+            delta = stream.handover(delta_text, no_calls)
+        else:
+            if no_calls:
                 stream.without_calls()
-        return self._stream.feed(delta_text, delta_token_ids)
+            delta = stream.feed(delta_text, delta_token_ids)
+        if forced is None:
+            return delta
+        self._forced, self._forced_name = forced
+        if self._id_type == 'kimi_k2':
+            self._call_idx = count_history_tool_calls(request)
+        return self._forced_delta(delta)
+
+    def _forced_delta(self, delta: DeltaMessage | None) -> DeltaMessage | None:
+        """The content lmparse streamed (reasoning kept) read as vLLM reads the output it forces for
+        tool_choice="required" (a JSON list of ``{"name", "parameters"}``) or a named tool (the arguments):
+        by vLLM's own helpers (vllm/tool_parsers/streaming.py), as ``DelegatingParser._extract_tool_calls_streaming``
+        calls them with the accumulated text, with vLLM's call ids (``tool_call_id_type``, the history count)."""
+        if delta is None:
+            return None
+        content = delta.content
+        reasoning = delta.reasoning
+        out: DeltaMessage | None = None
+        if content:
+            if self._forced == 'required':
+                previous = self._forced_text
+                current = self._forced_text = previous + content
+                out, announced = extract_required_tool_call_streaming(
+                    previous_text=previous, current_text=current, tool_call_idx=self._call_idx,
+                    tool_call_id_type=self._id_type)
+                self._name_sent = self._name_sent or announced
+            else:
+                out, self._name_sent = extract_named_tool_call_streaming(
+                    delta_text=content, function_name=self._forced_name or '', function_name_returned=self._name_sent,
+                    tool_call_idx=self._call_idx, tool_call_id_type=self._id_type, tokenizer=self.model_tokenizer)
+            if out is not None and out.tool_calls:
+                self._call_idx += sum(tc.id is not None for tc in out.tool_calls)
+        if reasoning:
+            if out is None:
+                return DeltaMessage(reasoning=reasoning)
+            out.reasoning = reasoning
+        return out
 
     def finish_streaming(self) -> DeltaMessage | None:
-        return self._stream.finish()
+        if self._forced is None:
+            return self._stream.finish()
+        delta = self._forced_delta(self._stream.finish())
+        if self._forced == 'required' and not self._name_sent and self._forced_text.strip():
+            # No call in the text (vLLM's JSON path drops it): it stays content, as the whole response's parse keeps it.
+            if delta is None:
+                return DeltaMessage(content=self._forced_text)
+            delta.content = self._forced_text
+        return delta
 
     def get_remaining_unstreamed_args(self) -> str:
         return ''  # lmparse streams every argument fragment it parsed
@@ -745,6 +907,10 @@ class LmparseToolParser(ParserEngineToolAdapter):
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         self._check_link()
         stream = self._stream
+        forced = _forced_choice(request) if self._json_forced else None
+        if forced is not None:
+            stream.complete_calls = None
+            return self._forced_calls(model_output, request, forced)
         calls: list[Any] | None
         content: str | None
         if self._linked is not None and stream.complete_calls is not None:
@@ -760,6 +926,36 @@ class LmparseToolParser(ParserEngineToolAdapter):
                       for c in calls or ()]
         return ExtractedToolCallInformation(tools_called=bool(tool_calls), tool_calls=tool_calls,
                                             content=content or None)
+
+
+    def _forced_calls(self, model_output: str, request: Any,
+                      forced: tuple[str, str | None]) -> ExtractedToolCallInformation:
+        """A whole response in the format vLLM forces for tool_choice="required" / a named tool, parsed as
+        ``DelegatingParser._extract_tool_calls`` parses it (vLLM's ``FunctionDefinition`` list; the named tool's
+        arguments); text that parses as no call stays content (vLLM drops it for "required")."""
+        named: list[tuple[str, str]] = []
+        if forced[0] == 'named':
+            if model_output.strip():
+                named.append((forced[1] or '', model_output))
+        else:
+            with contextlib.suppress(ValidationError):
+                named = [(d.name, json.dumps(d.parameters, ensure_ascii=False))
+                         for d in _FUNCTION_LIST.validate_json(model_output or '[]')]
+        if not named:
+            return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output or None)
+        if self._id_type == 'kimi_k2':
+            idx = count_history_tool_calls(request)
+            calls = [ToolCall(id=make_tool_call_id(self._id_type, name, idx + i), type='function',
+                              function=FunctionCall(name=name, arguments=args)) for i, (name, args) in enumerate(named)]
+        else:
+            # Random ids deferred, as vLLM's JSON path leaves them: the server makes them
+            # (message_assembly._to_tool_calls: ``tc.id or make_tool_call_id()``).
+            calls = [ToolCall.model_construct(id=None, type='function', function=FunctionCall(name=name, arguments=args))
+                     for name, args in named]
+        return ExtractedToolCallInformation(tools_called=True, tool_calls=calls, content=None)
+
+
+_FUNCTION_LIST = TypeAdapter(list[FunctionDefinition])
 
 
 def _class_name(kind: str, name: str) -> str:

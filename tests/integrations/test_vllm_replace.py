@@ -225,12 +225,7 @@ def _composed(reasoning: str | None, tool: str) -> Any:
         'tool_parser_cls': integ._tool_class(tool, engine=True)})
 
 
-LINKED_NONE = pytest.mark.xfail(strict=True, reason='linked streaming: vLLM gives the reasoning parser, which '
-                                'streams every chunk when both parsers are lmparse, no request (tool_choice unseen)')
-
-
-@pytest.mark.parametrize('reasoning,choice', [(None, 'none'), (None, 'auto'), ('qwen3', 'auto'),
-                                              pytest.param('qwen3', 'none', marks=LINKED_NONE)])
+@pytest.mark.parametrize('reasoning,choice', [(None, 'none'), (None, 'auto'), ('qwen3', 'auto'), ('qwen3', 'none')])
 def test_tool_choice_none_keeps_the_call_text(reasoning: str | None, choice: str) -> None:
     """With tool_choice="none" beside tools vLLM's server drops parsed calls: the call text stays content, as
     vLLM's own engine parsers leave it (it was parsed, then dropped: lost)."""
@@ -392,3 +387,191 @@ def test_dsml_value_rules_only_where_vllm_has_them(name: str, engine: bool, on: 
     """The switches follow the dialect's ``vllm_value_rules`` (vLLM's DeepSeek parsers), in replace mode only."""
     tool_parser = integ._Stream(None, name, DSML_TOOLS, None, engine).new_parser().tool_parser
     assert (tool_parser.coerce_values_to_schema, tool_parser.unwrap_wrapper_arguments) == (on, on)
+
+
+# ---- tool_choice through vLLM's own driver (DelegatingParser.parse_delta / parse), linked and not ----
+
+PY_CALL = '[get_weather(city="Paris")]'
+JSON_LIST = '[{"name": "get_weather", "parameters": {"city": "Paris"}}]'
+JSON_ARGS = '{"city": "Paris"}'
+NAMED = {'type': 'function', 'function': {'name': 'get_weather'}}
+
+
+def _calls(deltas: list[Any]) -> list[tuple[str, Any]]:
+    """(name, arguments) of the calls streamed, fragments joined by index."""
+    by_index: dict[int, list[str]] = {}
+    for d in deltas:
+        for tc in (d.tool_calls if d is not None else None) or ():
+            entry = by_index.setdefault(tc.index, ['', ''])
+            if tc.function is not None:
+                entry[0] += tc.function.name or ''
+                entry[1] += tc.function.arguments or ''
+    return [(name, json.loads(args)) for name, args in (by_index[i] for i in sorted(by_index))]
+
+
+def _stream(parser_cls: Any, text: str, req: Any, size: int, tools: Any = TOOLS, **kwargs: Any) -> tuple[str, str, Any]:
+    parser = parser_cls(TOKENIZER, tools, **kwargs)
+    deltas = []
+    pieces = [text[i:i + size] for i in range(0, len(text), size)] or ['']
+    for n, piece in enumerate(pieces):
+        deltas.append(parser.parse_delta(piece, [], req, prompt_token_ids=[] if n == 0 else None,
+                                         finished=n == len(pieces) - 1))
+    reasoning = ''.join(d.reasoning or '' for d in deltas if d is not None)
+    content = ''.join(d.content or '' for d in deltas if d is not None)
+    return reasoning, content, _calls(deltas)
+
+
+def _whole(parser_cls: Any, text: str, req: Any, tools: Any = TOOLS, **kwargs: Any) -> tuple[str, str, Any]:
+    reasoning, content, calls = parser_cls(TOKENIZER, tools, **kwargs).parse(text, req, enable_auto_tools=True)
+    return reasoning or '', content or '', [(c.name, json.loads(c.arguments)) for c in calls or ()]
+
+
+SIZES = (1, 3, 16, 10_000)
+THINK = '<think>Paris, then.</think>\n\n'
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+@pytest.mark.parametrize('choice,output,expected', [
+    ('auto', PY_CALL, ('', [('get_weather', {'city': 'Paris'})])),
+    ('none', PY_CALL, (PY_CALL, [])),
+    ('required', JSON_LIST, ('', [('get_weather', {'city': 'Paris'})])),
+    ('named', JSON_ARGS, ('', [('get_weather', {'city': 'Paris'})])),
+])
+def test_json_forced_class_tool_choice(reasoning: str | None, choice: str, output: str, expected: Any) -> None:
+    """A class for which vLLM forces its JSON format for tool_choice="required" / a named tool (pythonic:
+    supports_required_and_named): parsed as vLLM parses that format, streamed (1/3/16 chars, whole) and whole,
+    with and without lmparse's reasoning parser (linked); "none" keeps the call text; "auto" the native format."""
+    cls = _composed(reasoning, 'pythonic')
+    assert integ._tool_class('pythonic', engine=True).supports_required_and_named  # vLLM's JSON-list path applies
+    req = request(tools=TOOLS, tool_choice=NAMED if choice == 'named' else choice)
+    text = (THINK if reasoning else '') + output
+    want_reasoning = 'Paris, then.' if reasoning else ''
+    for size in SIZES:
+        r, content, calls = _stream(cls, text, req, size)
+        assert (r, content.lstrip('\n'), calls) == (want_reasoning, *expected), size
+    r, content, calls = _whole(cls, text, req)
+    assert (r, content.lstrip('\n'), calls) == (want_reasoning, *expected)
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+@pytest.mark.parametrize('choice', ['auto', 'none', 'required', 'named'])
+def test_native_class_tool_choice(reasoning: str | None, choice: str) -> None:
+    """hermes (vLLM attaches its structural tag for required/named: the native format is parsed) under every
+    tool_choice, linked and not; "none" keeps the call text as content."""
+    cls = _composed(reasoning, 'hermes')
+    req = request(tools=TOOLS, tool_choice=NAMED if choice == 'named' else choice)
+    text = (THINK if reasoning else '') + 'Sure.' + CALL % 'get_weather'
+    want = ('Sure.' + CALL % 'get_weather', []) if choice == 'none' else ('Sure.', [('get_weather', {'city': 'Paris'})])
+    for size in SIZES:
+        r, content, calls = _stream(cls, text, req, size)
+        assert (r, content.lstrip('\n'), calls) == ('Paris, then.' if reasoning else '', *want), size
+    r, content, calls = _whole(cls, text, req)
+    assert (content.lstrip('\n'), calls) == want
+
+
+@pytest.mark.parametrize('size', SIZES)
+def test_linked_reasoning_reopens_after_handover(size: int) -> None:
+    """After vLLM hands the linked stream to the tool adapter, reasoning that opens again still streams as
+    reasoning, and a call after it is parsed (one lmparse parser for the request throughout)."""
+    cls = _composed('qwen3', 'hermes')
+    text = '<think>a</think>Sure.<think>b</think>' + CALL % 'get_weather'
+    r, content, calls = _stream(cls, text, request(tools=TOOLS, tool_choice='auto'), size)
+    assert (r, content, calls) == ('ab', 'Sure.', [('get_weather', {'city': 'Paris'})])
+
+
+@pytest.mark.parametrize('size', SIZES + (len('<think>try ' + CALL % 'get_weather') + 1,))
+def test_linked_call_in_reasoning_with_tool_choice_none(size: int) -> None:
+    """A call opened inside unclosed reasoning ends vLLM's reasoning phase (the shared parser is in the call, or
+    has just parsed it whole); with tool_choice="none" the chunk is read again without calls: the call text
+    stays reasoning. With "auto" the call is parsed there and the reasoning goes on after it."""
+    cls = _composed('qwen3', 'hermes')
+    text = '<think>try ' + CALL % 'get_weather' + ' ok</think>Done.'
+    r, content, calls = _stream(cls, text, request(tools=TOOLS, tool_choice='none'), size)
+    assert (r, content, calls) == ('try ' + CALL % 'get_weather' + ' ok', 'Done.', [])
+    r, content, calls = _stream(cls, text, request(tools=TOOLS, tool_choice='auto'), size)
+    assert (r, content, calls) == ('try  ok', 'Done.', [('get_weather', {'city': 'Paris'})])
+
+
+def test_forced_ids_follow_vllm() -> None:
+    """tool_choice="required" ids as vLLM makes them (kimi_k2 ids count the history's calls)."""
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(hf_config=SimpleNamespace(model_type='kimi_k2'), hf_text_config=None, hf_overrides=None)
+    history = [{'role': 'user', 'content': 'x'}, {'role': 'assistant', 'content': None, 'tool_calls': [
+        {'id': 'functions.get_weather:0', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{}'}}]},
+        {'role': 'tool', 'tool_call_id': 'functions.get_weather:0', 'content': 'sunny'}]
+    req = ChatCompletionRequest(model='m', messages=history, tools=TOOLS, tool_choice='required')
+    two = JSON_LIST[:-1] + ', ' + JSON_LIST[1:]
+    cls = _composed(None, 'pythonic')
+    for size in SIZES:
+        parser = cls(TOKENIZER, TOOLS, model_config=config)
+        ids = []
+        for i in range(0, len(two), size):
+            delta = parser.parse_delta(two[i:i + size], [], req, prompt_token_ids=[], finished=i + size >= len(two))
+            ids += [tc.id for tc in (delta.tool_calls if delta is not None else None) or () if tc.id]
+        assert ids == ['functions.get_weather:1', 'functions.get_weather:2'], size
+    whole = cls(TOKENIZER, TOOLS, model_config=config).parse(two, req, enable_auto_tools=True)[2]
+    assert [c.id for c in whole] == ['functions.get_weather:1', 'functions.get_weather:2']
+
+
+def _vllm_own(reasoning: str | None, tool: str) -> Any:
+    """vLLM's DelegatingParser over vLLM's own classes of those names."""
+    from vllm.parser.abstract_parser import DelegatingParser
+    from vllm.reasoning import ReasoningParserManager
+
+    own_tool = integ._vllm_class(ToolParserManager, tool)
+    own_reasoning = integ._vllm_class(ReasoningParserManager, reasoning) if reasoning else None
+    if own_tool is None or (reasoning and own_reasoning is None):
+        pytest.skip('vLLM replaced in this process')
+    return type('VllmComposed', (DelegatingParser,), {'reasoning_parser_cls': own_reasoning,
+                                                      'tool_parser_cls': own_tool})
+
+
+def _served(parser_cls: Any, text: str, req: Any, size: int) -> tuple[str, str, Any, str | None]:
+    """vLLM's serving stream path: one ChatStreamProcessor per choice, as OpenAIServingChat streams it (the
+    server's tool_choice filter and finish_reason included)."""
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+
+    parser = parser_cls(TOKENIZER, req.tools, chat_template_kwargs=None, model_config=None)
+    proc = ChatStreamProcessor(req, parser, enable_auto_tools=True, parser_cls=parser_cls)
+    pieces = [text[i:i + size] for i in range(0, len(text), size)]
+    steps = [proc.step(p, [], 'stop' if n == len(pieces) - 1 else None, [] if n == 0 else None)
+             for n, p in enumerate(pieces)]
+    deltas = [s.delta for s in steps]
+    return (''.join(d.reasoning or '' for d in deltas if d is not None),
+            ''.join(d.content or '' for d in deltas if d is not None), _calls(deltas), steps[-1].finish_reason)
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+@pytest.mark.parametrize('choice', ['auto', 'none', 'required', 'named'])
+def test_served_stream_equals_vllms_parsers(reasoning: str | None, choice: str) -> None:
+    """Through ChatStreamProcessor (vLLM's serving path), lmparse's replace classes (linked when both are
+    lmparse's) give what vLLM's own qwen3 + pythonic give, for every tool_choice, at 1/3/16 chars and whole."""
+    req = request(tools=TOOLS, tool_choice=NAMED if choice == 'named' else choice)
+    output = {'required': JSON_LIST, 'named': JSON_ARGS}.get(choice, PY_CALL)
+    text = ('<think>Paris, then.</think>' if reasoning else '') + output  # vLLM's pythonic: no space before '['
+    ours, theirs = _composed(reasoning, 'pythonic'), _vllm_own(reasoning, 'pythonic')
+    want = ('Paris, then.' if reasoning else '', output if choice == 'none' else '',
+            [] if choice == 'none' else [('get_weather', {'city': 'Paris'})], 'tool_calls' if choice in ('auto', 'required') else 'stop')
+    compared = 0
+    for size in SIZES:
+        r, content, calls, finish = _served(ours, text, req, size)
+        assert (r, content.strip(), calls, finish) == want, size
+        r, content, calls, finish = _served(theirs, text, req, size)
+        if (r, content.strip(), calls, finish) == want:  # where vLLM's own parsers get it right
+            compared += 1
+    assert compared == len(SIZES)
+
+
+@pytest.mark.parametrize('reasoning', [None, 'qwen3'])
+def test_required_text_that_is_no_call_stays_content(reasoning: str | None) -> None:
+    """tool_choice="required" whose output is no JSON call list (no grammar applied): vLLM's JSON path drops the
+    text; lmparse keeps it as content, streamed (at the end) and whole."""
+    cls = _composed(reasoning, 'pythonic')
+    req = request(tools=TOOLS, tool_choice='required')
+    text = (THINK if reasoning else '') + 'I cannot call it.'
+    for size in SIZES:
+        r, content, calls = _stream(cls, text, req, size)
+        assert (content.strip(), calls) == ('I cannot call it.', []), size
+    _, content, calls = _whole(cls, text, req)
+    assert (content.strip(), calls) == ('I cannot call it.', [])
