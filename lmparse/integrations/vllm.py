@@ -556,6 +556,9 @@ class LmparseReasoningParser(VllmReasoningParser):
         self._open_tag = rcls.reasoning_open_token or rcls.get_reasoning_open_tag()
         self._close_tag = rcls.get_reasoning_close_tag()
         self._tags = _reasoning_tag_ids(tokenizer, self._open_tag, rcls.get_reasoning_open_tag(), self._close_tag)
+        # Replace mode: a call-open tag ends reasoning (call_open_tag), in the token helpers too.
+        call_tag = rcls.call_open_tag if self.vllm_class is not None else None
+        self._call_tags = _reasoning_tag_ids(tokenizer, None, None, call_tag) if call_tag else None
         self._inside: bool | None = None  # _starts_in_reasoning, once
         self._reads: bool | None = None  # _reads_reasoning, once
         self._handed = False  # linked: vLLM's reasoning phase ended, the tool adapter streams the rest
@@ -593,7 +596,10 @@ class LmparseReasoningParser(VllmReasoningParser):
         """True when the last reasoning tag in ``input_ids`` is the close tag (each tag as its vocab
         entry or as the ids it encodes to: MiniMax M3's ``</mm:think>`` may come as several tokens)."""
         self._touched = True
-        return self._tags.last(input_ids)[0] == 2
+        kind, end = self._tags.last(input_ids)
+        if self._call_tags is not None and self._call_tags.last(input_ids)[1] > end:
+            return True  # a call opened after the last reasoning tag (vLLM's K2 Horizon / Qwen3 parsers)
+        return kind == 2
 
     def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
         """Once this parser has streamed text: whether the stream is past reasoning (content began, or
