@@ -85,6 +85,8 @@ QWEN: dict[str, tuple[str, Any]] = {
     'broken_text_quotes_close_tag': ('<tool_call>{"name": "f" "arguments": {"q": "</tool_call>"}}</tool_call>z',
                                      ('"arguments": {"q": ""}}</tool_call>z', None, [('f', '')])),
     'broken_unknown_name': ('<tool_call>{"name": "nope" "arguments": {}}</tool_call>z', ('"arguments": {}}z', None, [])),
+    'cut_after_brace': ('<tool_call>\n{ ', (None, None, [])),
+    'cut_in_fence': ('<tool_call>```js', ('```js', None, [])),
     'broken_at_end': ('<tool_call>{"name": "f" "arguments": {"a', ('"arguments": {"a', None, [('f', '')])),
     'broken_cut_close_at_end': ('<tool_call>{"name": "f" x</tool', ('x', None, [('f', '')])),
     # after a complete call a syntax error starts its tail (text the close tag follows closely is dropped)
@@ -130,7 +132,7 @@ LLAMA: dict[str, tuple[str, Any]] = {
 }
 # Shapes about the end of the output (or a value that never ends): not followed by ``</think>done``.
 AT_END = {'close_cut_at_end', 'truncated_in_arguments', 'unfinished_envelope_then_text', 'truncated',
-          'semicolon_at_end', 'broken_at_end', 'broken_cut_close_at_end', 'code', 'missing_comma',
+          'semicolon_at_end', 'cut_after_brace', 'cut_in_fence', 'broken_at_end', 'broken_cut_close_at_end', 'code', 'missing_comma',
           'missing_colon_then_call', 'junk_after_parameters'}
 TAGS = ('<tool_call>', '</tool_call>', '<|action_start|>', '<|plugin|>', '<|action_end|>', '<|python_tag|>',
         '<think>', '</think>')

@@ -7,6 +7,8 @@ cdef class JsonToolParser(ToolParser):
     cdef int _phase
     cdef public object _json_key
     cdef public bint _arguments_seen
+    # an envelope of the current block ended at a syntax error (see break_envelope)
+    cdef public bint _envelope_broken
     cdef public JsonValueScanner _value_scanner
     cdef str _name_field
     cdef str _argument_field

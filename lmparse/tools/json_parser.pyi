@@ -26,6 +26,7 @@ class JsonToolParser(ToolParser):
     name_as_key: ClassVar[bool]
     _json_key: str | None
     _arguments_seen: bool
+    _envelope_broken: bool
     _value_scanner: JsonValueScanner
     @property
     def _phase_name(self) -> str: ...

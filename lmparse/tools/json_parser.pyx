@@ -12,8 +12,8 @@ characters (before any open tag): the router routes it. A dialect without a
 close tag continues only with ``;`` + whitespace + ``{``.
 
 The envelope is a ``{`` followed (after whitespace) by ``"`` or ``}``; text before
-it is skipped only when a ``{"`` starts within ``_TAIL_WINDOW`` characters (a
-markdown fence), else the block holds no envelope. A syntax error in the envelope
+it is skipped only when that ``{`` is the first one and within ``_TAIL_WINDOW``
+characters (a markdown fence), else the block holds no envelope. A syntax error in the envelope
 ends it: after a complete call (name and arguments) the text is its tail; else
 the envelope is broken (P_BROKEN): the call keeps its name and the argument text
 already forwarded (no ``{}`` added), and the text from the error to the close tag
@@ -233,6 +233,7 @@ cdef class JsonToolParser(ToolParser):
         self._skip_open = 0
         self.next_envelope(P_START)
         self._bare_pending = False
+        self._envelope_broken = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -296,6 +297,7 @@ cdef class JsonToolParser(ToolParser):
 
     cdef int finish_envelope(self, list deltas) except -1:
         """The payload ends (the feed then consumes the outer close tag, if any)."""
+        self._envelope_broken |= self._phase == P_VALUE  # a key without its value
         if not self._arguments_seen:
             self._arguments_seen = True
             self.emit_c(deltas, None, '{}')
@@ -310,39 +312,34 @@ cdef class JsonToolParser(ToolParser):
 
     cdef int break_envelope(self, list deltas) except -1:
         """A syntax error at the cursor ends the envelope (see the module docs)."""
+        self._envelope_broken = True
         if self._name_emitted and self._arguments_seen:
             self._phase = P_TAIL  # the call is complete: the text is its tail
             return 0
         self._arguments_seen = True  # what was forwarded stays as it is: never completed with '{}'
+        self._phase = P_BROKEN
         if self._close_tag is None:
             self.end_block_here(deltas)
-        else:
-            self._phase = P_BROKEN
         return 0
 
     cdef Py_ssize_t envelope_start(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
                                    bint final) except -1:
-        """Phase start at the non-space ``text[pos]``: an object's ``{`` there, or text (skipped) up to a
-        ``{"`` within the window, before the close tag; else broken at ``pos``. ``pos`` while undecided."""
+        """Phase start at the non-space ``text[pos]``: the text before the first ``{`` is skipped when that
+        brace is within the window, before the close tag, and opens an object; else the envelope is
+        broken at ``pos``. Returns ``pos`` in phase start while undecided."""
         cdef Py_ssize_t end = pos + _TAIL_WINDOW if size - pos > _TAIL_WINDOW else size
-        cdef Py_ssize_t b = pos, at
-        cdef int opens, kind = PyUnicode_KIND(text)
-        cdef void *data = PyUnicode_DATA(text)
+        cdef Py_ssize_t b = PyUnicode_FindChar(text, u'{', pos, end, 1), at
+        cdef int opens = 0
         if self._close_tag is not None:
             at = PyUnicode_Find(text, <str>self._close_tag, pos, end, 1)
+            b = -1 if 0 <= at < b else b
             end = at if at >= 0 else end
-        while b < end:
-            b = PyUnicode_FindChar(text, u'{', b, end, 1)
-            if b < 0:
-                break
-            opens = json_object_opens(kind, data, b, size, final, b == pos)
-            if opens:
-                if opens < 0:
-                    return pos
+        if b >= 0:
+            opens = json_object_opens(PyUnicode_KIND(text), PyUnicode_DATA(text), b, size, final)
+            if opens > 0:
                 self._phase = P_KEY
                 return b + 1
-            b += 1
-        if end < size or final:
+        if opens == 0 and (b >= 0 or end < size or final):
             self.break_envelope(deltas)
         return pos
 
