@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from lmparse import BaseResponseParser
+from lmparse import BaseResponseParser, ToolParserManager
+from lmparse.tools.json_parser import JsonToolParser
 import random
 
 from tests.streaming import (
@@ -235,15 +236,45 @@ def test_broken_envelope_streams_identity_then_text(tool: str) -> None:
     assert reconstruct(parser, flagged).calls == [('get_weather', '')]
 
 
-@pytest.mark.parametrize('tool', ['qwen3', 'hermes', 'qwen', 'internlm', 'llama3', 'mistral', 'jamba'])
-def test_no_dialect_invents_arguments_after_a_broken_envelope(tool: str) -> None:
-    """Every JSON-envelope dialect: a missing ``:`` never yields a value read from inside the arguments."""
+def _json_dialects() -> list[str]:
+    """One registered name per JSON-envelope dialect class (the family's mechanism serves them all)."""
+    seen: dict[type, str] = {}
+    for name in sorted(ToolParserManager.module_dict):
+        cls = ToolParserManager.get(name)
+        if isinstance(cls, type) and issubclass(cls, JsonToolParser) and cls not in seen:
+            seen[cls] = name
+    return list(seen.values())
+
+
+@pytest.mark.parametrize(('tool', 'shape'), [
+    (tool, shape) for tool in _json_dialects() for shape in ('missing_colon', 'missing_comma')
+    # a name_as_key envelope ({"NAME": {...}}) has no comma after its name
+    if shape == 'missing_colon' or not BaseResponseParser.with_parsers(None, tool).tool_parser_cls.name_as_key])
+def test_every_json_dialect_keeps_the_broken_text(tool: str, shape: str) -> None:
+    """Every JSON-envelope dialect: after the name, a missing ``:`` or ``,`` gives the call with no
+    arguments (none invented, no ``{}``) and the text from the error on as content, for any chunking."""
     cls = BaseResponseParser.with_parsers(None, tool)
-    open_tag = cls.tool_parser_cls.tool_open_tag or ''
-    field = cls.tool_parser_cls.argument_field
-    text = f'{open_tag}{{"name": "f", "{field}" {{"a": 1}}}}'
-    if cls.tool_parser_cls.envelope_array:
-        text = f'{open_tag}[{{"name": "f", "{field}" {{"a": 1}}}}]'
-    content, calls, _ = cls({'messages': [], 'tools': TOOLS}).parse_complete(text)
-    assert [(c.function.name, c.function.arguments) for c in calls or []] == [('f', '')]
-    assert '{"a": 1}' in (content or '')
+    tp = cls.tool_parser_cls
+    if tp.name_as_key:
+        env, rest = '{"f" {"a": 1}}', '{"a": 1}}'
+    else:
+        sep = ' ' if shape == 'missing_comma' else ', '
+        colon = ': ' if shape == 'missing_comma' else ' '
+        env = f'{{"{tp.name_field}": "f"{sep}"{tp.argument_field}"{colon}{{"a": 1}}}}'
+        rest = env[env.index(f'"{tp.argument_field}"'):] if shape == 'missing_comma' else '{"a": 1}}'
+    open_tag = tp.tool_open_tag or ''
+    if tp.envelope_array and not open_tag.endswith('['):
+        env, rest = f'[{env}]', rest + ']'
+    text = f'{open_tag}{env}{tp.tool_close_tag or ""}'
+    request = {'messages': [], 'tools': TOOLS}
+    want = (rest, None, [('f', '')])
+    assert complete(cls(request), text).key() == want
+    for label, chunks in chunkings(text, (open_tag, tp.tool_close_tag or open_tag), n_random=3):
+        assert stream(cls(request), chunks).key() == want, (label, chunks)
+
+
+def test_reasoning_that_quotes_a_broken_envelope_is_untouched() -> None:
+    """A broken envelope written as text in reasoning and content (no tool tag) stays text."""
+    broken = '{"name": "f" "arguments" {"a": 1}}'
+    text = f'<think>Not {broken} but</think>see {broken}<tool_call>{W}</tool_call>'
+    _check(BaseResponseParser.with_parsers('default', 'qwen3'), text, (f'see {broken}', f'Not {broken} but', [OSLO]))
