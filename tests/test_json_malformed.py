@@ -83,6 +83,8 @@ QWEN: dict[str, tuple[str, Any]] = {
     'arguments_key_without_value': ('<tool_call>{"name": "f", "arguments": </tool_call>z', ('z', None, [('f', '')])),
     'broken_then_next_block': (f'<tool_call>{{"name": "f" "arguments": {{}}}}\n<tool_call>{W}</tool_call>z',
                                ('"arguments": {}}\nz', None, [('f', ''), OSLO])),
+    'broken_then_newline_block': (f'<tool_call>{{"name": "f" "arguments": {{}}}}</tool_call>\n<tool_call>{W}</tool_call>',
+                                  ('"arguments": {}}\n', None, [('f', ''), OSLO])),
     'broken_text_quotes_close_tag': ('<tool_call>{"name": "f" "arguments": {"q": "</tool_call>"}}</tool_call>z',
                                      ('"arguments": {"q": ""}}</tool_call>z', None, [('f', '')])),
     'broken_unknown_name': ('<tool_call>{"name": "nope" "arguments": {}}</tool_call>z', ('"arguments": {}}z', None, [])),
