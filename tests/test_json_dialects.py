@@ -140,7 +140,7 @@ QWEN_CASES = [
     Case('qwen3-truncated-after-open-tag', None, 'qwen3',
          'Sure.\n<tool_call>\n', 'Sure.\n', None, []),
     Case('qwen3-malformed-payload', None, 'qwen3',
-         '<tool_call>\nthis is not json\n</tool_call>\nSorry.', '\nSorry.', None, []),
+         '<tool_call>\nthis is not json\n</tool_call>\nSorry.', 'this is not json\n\nSorry.', None, []),
     Case('qwen3-text-after-block', 'default', 'qwen3',
          '<think>\nok\n</think>\n\n' + qwen_call('get_time', '{}') + '\nThe tool will answer shortly.',
          '\n\n\nThe tool will answer shortly.', '\nok\n', [('get_time', '{}')]),

@@ -24,6 +24,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
     object PyUnicode_Substring(object, Py_ssize_t, Py_ssize_t)
 
@@ -33,6 +34,22 @@ cdef enum:
     BARE_UNDECIDED = 0
     BARE_CONFIRMED = 1
     BARE_REJECTED = 2
+
+
+cdef inline int json_object_opens(int kind, void *data, Py_ssize_t b, Py_ssize_t size, bint final) noexcept:
+    """Whether the ``{`` at ``b`` opens an object: whitespace, then ``"`` or ``}``: 1; anything else: 0;
+    undecided at the end of the text: -1 (1 at the end of the output: a cut envelope). A whitespace run
+    longer than ``_BARE_WS`` is taken as one (the envelope family's text before an envelope, json_parser)."""
+    cdef Py_ssize_t q = b + 1
+    cdef Py_UCS4 ch
+    while q < size and q - b <= _BARE_WS:
+        ch = PyUnicode_READ(kind, data, q)
+        if ch == u'"' or ch == u'}':
+            return 1
+        if not Py_UNICODE_ISSPACE(ch):
+            return 0
+        q += 1
+    return 1 if q < size or final else -1
 
 
 cdef inline bint _bare_ws(Py_UCS4 ch) noexcept:

@@ -7,6 +7,8 @@ cdef class JsonToolParser(ToolParser):
     cdef int _phase
     cdef public object _json_key
     cdef public bint _arguments_seen
+    # an envelope of the current block ended at a syntax error (see break_envelope)
+    cdef public bint _envelope_broken
     cdef public JsonValueScanner _value_scanner
     cdef str _name_field
     cdef str _argument_field
@@ -39,6 +41,12 @@ cdef class JsonToolParser(ToolParser):
     cdef int finish_envelope(self, list deltas) except -1
     cdef int envelope_done(self, list deltas) except -1
     cdef int end_block_here(self, list deltas) except -1
+    cdef int break_envelope(self, list deltas) except -1
+    cdef Py_ssize_t envelope_start(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1
+    cdef Py_ssize_t broken_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                bint final) except -1
+    cdef bint is_arguments_key(self, object key)
     cdef int next_envelope(self, int phase) except -1
     cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1
     cdef Py_ssize_t bare_opener(self, str text, Py_ssize_t size, list deltas, bint final) except -1

@@ -27,6 +27,7 @@ class JsonToolParser(ToolParser):
     call_tags: ClassVar[tuple[str, str] | None]
     _json_key: str | None
     _arguments_seen: bool
+    _envelope_broken: bool
     _value_scanner: JsonValueScanner
     @property
     def _phase_name(self) -> str: ...

@@ -4,12 +4,21 @@ Phases: start -{-> key -> colon -> value -> (arguments | skip | name) ->
 after -,-> key; ``}`` -> tail; the outer close tag ends the payload. The argument
 value's source text is forwarded as soon as it is lexically stable.
 
-Malformed outputs (README "Malformed outputs (JSON envelope)"): in the tail
+Malformed outputs (docs/behaviour/malformed.md "JSON envelope"): in the tail
 (after the envelope's ``}``) whitespace and stray ``}`` ``]`` ``,`` ``;`` are
 dropped, a ``{`` starts the next call of the same block, and any other text
 ends the block there unless the close tag follows within ``_TAIL_WINDOW``
 characters (before any open tag): the router routes it. A dialect without a
 close tag continues only with ``;`` + whitespace + ``{``.
+
+The envelope is a ``{`` followed (after whitespace) by ``"`` or ``}``; text before
+it is skipped only when that ``{`` is the first one and within ``_TAIL_WINDOW``
+characters (a markdown fence), else the block holds no envelope. A syntax error in the envelope
+ends it: after a complete call (name and arguments) the text is its tail; else
+the envelope is broken (P_BROKEN): the call keeps its name and the argument text
+already forwarded (no ``{}`` added), and the text from the error to the close tag
+(or an open tag before it) is handed back as content; without a close tag the
+block ends at the error.
 
 A dialect declaring ``envelope_array`` writes its calls as one JSON array of
 envelopes (``[{...}, {...}]``; Mistral before v11, Granite 3): ``,`` between
@@ -51,8 +60,9 @@ from lmparse.tools.base cimport (
     class_basis,
     immutable_type,
     same_basis,
+    tag_prefix_hold,
 )
-from lmparse.tools.json_bare cimport BARE_CONFIRMED, BARE_REJECTED, json_bare_confirm
+from lmparse.tools.json_bare cimport BARE_CONFIRMED, BARE_REJECTED, json_bare_confirm, json_object_opens
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
@@ -60,6 +70,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 cdef enum:
@@ -71,6 +82,7 @@ cdef enum:
     P_SKIP = 5
     P_AFTER = 6
     P_TAIL = 7
+    P_BROKEN = 8
     # Whitespace allowed between ``;`` and the next envelope's ``{`` (no close tag):
     # bounds what the router holds while the separator is undecided.
     _SEPARATOR_WS = 64
@@ -80,7 +92,7 @@ cdef enum:
     _TAIL_WINDOW = 64
 
 _PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value',
-                'after_envelope')
+                'after_envelope', 'broken')
 
 __all__ = ['JsonToolParser']
 
@@ -235,6 +247,7 @@ cdef class JsonToolParser(ToolParser):
         self._skip_open = 0
         self.next_envelope(P_START)
         self._bare_pending = False
+        self._envelope_broken = False
         return 0
 
     cdef int begin_bare_block_c(self) except -1:
@@ -298,6 +311,7 @@ cdef class JsonToolParser(ToolParser):
 
     cdef int finish_envelope(self, list deltas) except -1:
         """The payload ends (the feed then consumes the outer close tag, if any)."""
+        self._envelope_broken |= self._phase == P_VALUE  # a key without its value
         if not self._arguments_seen:
             self._arguments_seen = True
             self.emit_c(deltas, None, '{}')
@@ -309,6 +323,63 @@ cdef class JsonToolParser(ToolParser):
         self.finish_envelope(deltas)
         self._close_tag = None  # the feed then closes the block at the cursor (begin_block_c restores it)
         return 0
+
+    cdef int break_envelope(self, list deltas) except -1:
+        """A syntax error at the cursor ends the envelope (see the module docs)."""
+        self._envelope_broken = True
+        if self._name_emitted and self._arguments_seen:
+            self._phase = P_TAIL  # the call is complete: the text is its tail
+            return 0
+        self._arguments_seen = True  # what was forwarded stays as it is: never completed with '{}'
+        self._phase = P_BROKEN
+        if self._close_tag is None:
+            self.end_block_here(deltas)
+        return 0
+
+    cdef Py_ssize_t envelope_start(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                   bint final) except -1:
+        """Phase start at the non-space ``text[pos]``: the text before the first ``{`` is skipped when that
+        brace is within the window, before the close tag, and opens an object; else the envelope is
+        broken at ``pos``. Returns ``pos`` in phase start while undecided."""
+        cdef Py_ssize_t end = pos + _TAIL_WINDOW if size - pos > _TAIL_WINDOW else size
+        cdef Py_ssize_t b = PyUnicode_FindChar(text, u'{', pos, end, 1), at
+        cdef int opens = 0
+        if self._close_tag is not None:
+            at = PyUnicode_Find(text, <str>self._close_tag, pos, end, 1)
+            b = -1 if 0 <= at < b else b
+            end = at if at >= 0 else end
+        if b >= 0:
+            opens = json_object_opens(PyUnicode_KIND(text), PyUnicode_DATA(text), b, size, final)
+            if opens > 0:
+                self._phase = P_KEY
+                return b + 1
+        if opens == 0 and (b >= 0 or end < size or final):
+            self.break_envelope(deltas)
+        return pos
+
+    cdef Py_ssize_t broken_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas,
+                                bint final) except -1:
+        """A broken envelope's text, handed back as it is stable, up to the close tag (the block's) or an
+        open tag before it (the block ends there). The feed that ends the block always hands back (maybe
+        ''), so what follows never depends on chunking."""
+        cdef Py_ssize_t end = PyUnicode_Find(text, <str>self._close_tag, pos, size, 1), at
+        if self._open_tag is not None:
+            at = PyUnicode_Find(text, <str>self._open_tag, pos, end if end >= 0 else size, 1)
+            if at >= 0:
+                self._handback = PyUnicode_Substring(text, pos, at)
+                self.end_block_here(deltas)
+                return at
+        if end >= 0:
+            self._handback = PyUnicode_Substring(text, pos, end)
+            self.finish_envelope(deltas)
+            return end
+        end = self.close_hold_end(text, pos)  # at the end of the output a cut close tag is the block's
+        if self._open_tag is not None and not final:
+            at = tag_prefix_hold(text, pos, <str>self._open_tag)
+            end = at if at < end else end
+        if end > pos:
+            self._handback = PyUnicode_Substring(text, pos, end)
+        return size if final else end
 
     cdef Py_ssize_t tail_text(self, str text, Py_ssize_t pos, Py_ssize_t size, list deltas) except -1:
         """Other text after the envelope in a block with a close tag (``pos``: its first character).
@@ -501,6 +572,9 @@ cdef class JsonToolParser(ToolParser):
             if not ((quote - slash) & 1):
                 return pos
 
+    cdef bint is_arguments_key(self, object key):
+        return key == self._argument_field or (self._argument_aliases and key in self._argument_aliases)
+
     cdef str read_string(self, str text, Py_ssize_t start, Py_ssize_t size, Py_ssize_t *pos):
         """The decoded string whose body (or held rest) starts at ``start``; ``pos[0]`` is set after it.
 
@@ -584,6 +658,9 @@ cdef class JsonToolParser(ToolParser):
                     break
                 self.string_done(deltas, value)
                 continue
+            if phase == P_BROKEN:
+                pos = self.broken_text(text, pos, size, deltas, final)
+                break
             if phase == P_ARGS or phase == P_SKIP:
                 pos = self.scan_value(text, pos, size, deltas, final)
                 if self._phase == phase and not self._payload_closed:
@@ -612,8 +689,8 @@ cdef class JsonToolParser(ToolParser):
                 if self.close_prefix_at(text, pos):
                     if not final:
                         break
-                    if phase == P_TAIL:
-                        pos = size  # a cut close tag after a complete envelope is the tag's
+                    if phase != P_VALUE:
+                        pos = size  # a cut close tag at the end of the output is the tag's
                         break
             if phase == P_TAIL:
                 if self._call_close is not None:
@@ -639,9 +716,10 @@ cdef class JsonToolParser(ToolParser):
                 if self._envelope_array:
                     pos = self.array_start(ch, pos, deltas)
                     continue
-                if ch == u'{':
-                    self._phase = P_KEY
-                pos += 1  # anything before the envelope's brace is skipped
+                at = self.envelope_start(text, pos, size, deltas, final)
+                if at == pos and self._phase == P_START:
+                    break  # undecided: held
+                pos = at
             elif phase == P_KEY:
                 if ch == u'}':
                     pos += 1
@@ -651,11 +729,18 @@ cdef class JsonToolParser(ToolParser):
                     if value is None:
                         break
                     self.string_done(deltas, value)
-                else:
+                elif Py_UNICODE_ISSPACE(ch):
                     pos += 1
+                else:
+                    self.break_envelope(deltas)
             elif phase == P_COLON:
                 if ch == u':':
                     self._phase = P_VALUE
+                    if self.is_arguments_key(self._json_key):
+                        self._arguments_seen = True  # a value, if any, follows: never '{}'
+                elif not Py_UNICODE_ISSPACE(ch):
+                    self.break_envelope(deltas)
+                    continue
                 pos += 1
             elif phase == P_VALUE:
                 key = self._json_key
@@ -666,7 +751,7 @@ cdef class JsonToolParser(ToolParser):
                     self.string_done(deltas, value)
                 else:
                     self._value_scanner.reset_c()
-                    if key == self._argument_field or (self._argument_aliases and key in self._argument_aliases):
+                    if self.is_arguments_key(key):
                         self._arguments_seen = True
                         self._phase = P_ARGS
                     else:
@@ -678,8 +763,10 @@ cdef class JsonToolParser(ToolParser):
                 elif ch == u'}':
                     pos += 1
                     self.envelope_done(deltas)
-                else:
+                elif Py_UNICODE_ISSPACE(ch):
                     pos += 1
+                else:
+                    self.break_envelope(deltas)
         if final:
             if not self._payload_closed and (self._phase == P_ARGS or self._phase == P_SKIP):
                 self._value_scanner.finish_c()
