@@ -2,6 +2,25 @@ from lmparse.tools.base cimport ToolParser
 from lmparse.tools.held_text cimport HeldText
 from lmparse.tools.json_scanner cimport JsonValueScanner
 
+# The family's parse phases, and the windows that bound what the router holds.
+cdef enum:
+    P_START = 0
+    P_KEY = 1
+    P_COLON = 2
+    P_VALUE = 3
+    P_ARGS = 4
+    P_SKIP = 5
+    P_AFTER = 6
+    P_TAIL = 7
+    P_BROKEN = 8
+    # Whitespace allowed between ``;`` and the next envelope's ``{`` (no close tag):
+    # bounds what the router holds while the separator is undecided.
+    _SEPARATOR_WS = 64
+    # Text after the envelope that the close tag follows within this many
+    # characters is the block's (a markdown fence, a stray word); otherwise the
+    # block ended with the envelope. Bounds what the router holds to decide.
+    _TAIL_WINDOW = 64
+
 
 cdef class JsonToolParser(ToolParser):
     cdef int _phase

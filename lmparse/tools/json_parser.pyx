@@ -53,18 +53,11 @@ import json
 
 from cpython.unicode cimport PyUnicode_Find, PyUnicode_FindChar, PyUnicode_Substring
 
-from lmparse.tools.base cimport (
-    start_block,
-    HOOK_PAYLOAD,
-    ToolParser,
-    class_basis,
-    immutable_type,
-    same_basis,
-    tag_prefix_hold,
-)
+from lmparse.tools.base cimport HOOK_PAYLOAD, ToolParser, start_block, tag_prefix_hold
 from lmparse.tools.json_bare cimport BARE_CONFIRMED, BARE_REJECTED, json_bare_confirm, json_object_opens
 from lmparse.tools.held_text cimport held_append, held_free, held_take_with
 from lmparse.tools.json_scanner cimport JsonValueScanner
+from lmparse.tools.json_declarations cimport declared_fields, declared_layout
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -72,24 +65,6 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object)
-
-cdef enum:
-    P_START = 0
-    P_KEY = 1
-    P_COLON = 2
-    P_VALUE = 3
-    P_ARGS = 4
-    P_SKIP = 5
-    P_AFTER = 6
-    P_TAIL = 7
-    P_BROKEN = 8
-    # Whitespace allowed between ``;`` and the next envelope's ``{`` (no close tag):
-    # bounds what the router holds while the separator is undecided.
-    _SEPARATOR_WS = 64
-    # Text after the envelope that the close tag follows within this many
-    # characters is the block's (a markdown fence, a stray word); otherwise the
-    # block ended with the envelope. Bounds what the router holds to decide.
-    _TAIL_WINDOW = 64
 
 _PHASE_NAMES = ('payload_start', 'key', 'colon', 'value_start', 'arguments', 'skip_value', 'after_value',
                 'after_envelope', 'broken')
@@ -109,59 +84,6 @@ cdef str _decode_raw(str raw):
         return json.loads('"' + raw + '"')
     except ValueError:
         return raw
-
-
-# class -> (name_field, argument_field, argument_field_aliases) as declared. A compiled class's entry
-# is final; a Python class's is compared by identity at each construction (the
-# base's class_basis), so a changed declaration rebuilds it. Threads racing on
-# a miss only build the same entry twice.
-cdef tuple _FIELD_NAMES = ('name_field', 'argument_field', 'argument_field_aliases')
-cdef dict _declared = {}
-
-
-cdef tuple _declared_fields(type cls):
-    entry = _declared.get(cls)
-    if entry is not None and immutable_type(cls):
-        return <tuple>entry
-    fields = class_basis(cls, _FIELD_NAMES)
-    if entry is not None and same_basis(<tuple>entry, fields):
-        return <tuple>entry
-    for field in fields[:2]:
-        if not isinstance(field, str):
-            raise TypeError(f'{cls.__name__}.name_field and argument_field must be str, got {type(field).__name__}')
-    aliases = fields[2]
-    if not isinstance(aliases, tuple) or not all(isinstance(a, str) for a in aliases):
-        raise TypeError(f'{cls.__name__}.argument_field_aliases must be a tuple of str')
-    if len(_declared) >= 256:
-        _declared.clear()
-    _declared[cls] = fields
-    return fields
-
-
-# class -> (envelope_array, bare_call_open, name_as_key) as declared; cached like _declared.
-cdef tuple _LAYOUT_NAMES = ('envelope_array', 'bare_call_open', 'name_as_key', 'call_tags')
-cdef dict _declared_layouts = {}
-
-
-cdef tuple _declared_layout(type cls):
-    entry = _declared_layouts.get(cls)
-    if entry is not None and immutable_type(cls):
-        return <tuple>entry
-    layout = class_basis(cls, _LAYOUT_NAMES)
-    if entry is not None and same_basis(<tuple>entry, layout):
-        return <tuple>entry
-    bare = layout[1]
-    if bare is not None and (type(bare) is not str or not bare):
-        raise TypeError(f'{cls.__name__}.bare_call_open must be a non-empty str or None, got {bare!r}')
-    if bare == '[' and not layout[0]:
-        raise TypeError(f"{cls.__name__}.bare_call_open '[' needs envelope_array = True")
-    tags = layout[3]
-    if tags is not None and not (type(tags) is tuple and len(tags) == 2 and all(type(t) is str and t for t in tags)):
-        raise TypeError(f'{cls.__name__}.call_tags must be None or two non-empty str, got {tags!r}')
-    if len(_declared_layouts) >= 256:
-        _declared_layouts.clear()
-    _declared_layouts[cls] = layout
-    return layout
 
 
 cdef Py_ssize_t _close_tag_limit(object owner, str text, Py_ssize_t pos, Py_ssize_t size, bint final,
@@ -201,8 +123,8 @@ cdef class JsonToolParser(ToolParser):
     call_tags = None
 
     def __cinit__(self, *args, **kwargs):
-        cdef tuple fields = _declared_fields(type(self))
-        cdef tuple layout = _declared_layout(type(self))
+        cdef tuple fields = declared_fields(type(self))
+        cdef tuple layout = declared_layout(type(self))
         self._envelope_array = bool(layout[0])
         self._name_as_key = bool(layout[2])
         self._call_open = self._call_close = None

@@ -1,0 +1,2 @@
+cdef tuple declared_fields(type cls)
+cdef tuple declared_layout(type cls)
