@@ -74,8 +74,20 @@ def _validate(request: Any) -> None:
         raise ValueError(f'Unsupported tool_call_format {fmt!r}; K2 Horizon writes one of {TOOL_CALL_FORMATS}.')
 
 
+class _ToolCallFormatChecked:
+    """The request's ``tool_call_format`` checked before generation (vLLM raises in ``adjust_request``)."""
+
+    @classmethod
+    def validate_request(cls, request: Any) -> None:
+        _validate(request)
+
+    def adjust_request(self, request: Any) -> Any:
+        _validate(request)
+        return super().adjust_request(request)  # type: ignore[misc]
+
+
 @ToolParserManager.register_module('k2_horizon')
-class K2HorizonToolParser(XmlToolParser):
+class K2HorizonToolParser(_ToolCallFormatChecked, XmlToolParser):
     """``<ifm|tool_calls>`` groups of ``<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V</ifm|arg_value></ifm|tool_call>``.
 
     ``tool_call_format="json"`` requests get :class:`K2HorizonJsonToolParser` (``for_template_kwargs``).
@@ -100,16 +112,8 @@ class K2HorizonToolParser(XmlToolParser):
         """The parser class for a request's ``chat_template_kwargs``: the JSON layout's for ``json``."""
         return K2HorizonJsonToolParser if _tool_call_format(kwargs) == 'json' else cls
 
-    @classmethod
-    def validate_request(cls, request: Any) -> None:
-        _validate(request)
 
-    def adjust_request(self, request: Any) -> Any:
-        _validate(request)
-        return super().adjust_request(request)
-
-
-class K2HorizonJsonToolParser(JsonToolParser):
+class K2HorizonJsonToolParser(_ToolCallFormatChecked, JsonToolParser):
     """``tool_call_format="json"``: ``<ifm|tool_calls>`` groups of ``<ifm|tool_call>{"name": .., "arguments": {..}}</ifm|tool_call>``."""
 
     tool_open_tag = '<ifm|tool_calls>'
@@ -117,14 +121,6 @@ class K2HorizonJsonToolParser(JsonToolParser):
     call_tags = ('<ifm|tool_call>', '</ifm|tool_call>')
     request_settings = K2HorizonToolParser.request_settings
     structural_tag_model = None
-
-    @classmethod
-    def validate_request(cls, request: Any) -> None:
-        _validate(request)
-
-    def adjust_request(self, request: Any) -> Any:
-        _validate(request)
-        return super().adjust_request(request)
 
 
 @ReasoningParserManager.register_module('k2_horizon')
