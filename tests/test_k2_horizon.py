@@ -96,6 +96,14 @@ CASES = [
     case('json-junk-group-truncated', f'x{END}a{GO}junk', f'a{GO}junk', 'x', tool_call_format='json'),
     case('junk-group-in-reasoning', f'a{GO}junk{GC}b{END}c', 'c', f'a{GO}junk{GC}b'),
     case('empty-group-dropped', f'x{END}a{GO}\n{GC}b', 'ab', 'x'),
+    # a JSON envelope under the xml layout: no name (vLLM refuses it by its shape): the group is content
+    case('json-envelope-under-xml', f'x{END}a{GO}{CO}' + '{"name": "ping", "arguments": {}}' + f'{CC}{GC}b',
+         f'a{GO}{CO}' + '{"name": "ping", "arguments": {}}' + f'{CC}{GC}b', 'x'),
+    case('json-envelope-under-xml-in-reasoning', f'a{GO}{CO}' + '{"n": 1}' + f'{CC}{GC}b{END}c', 'c',
+         f'a{GO}{CO}' + '{"n": 1}' + f'{CC}{GC}b'),
+    # a value quoting braces and quotes is a value; the name beside it is a name
+    case('json-text-in-value', f'x{END}' + group(call('search', query='{"name": "ping"} [x]')), None, 'x',
+         [('search', '{"query": "{\\"name\\": \\"ping\\"} [x]"}')]),
     # junk before the first call of a group is still skipped (the group holds a call)
     case('junk-before-call', f'x{END}{GO}junk{CO}get_time{CC}{GC}', None, 'x', [('get_time', '{}')]),
     # tool_call_format="json": a JSON envelope in each call tag (the JSON family, call_tags)

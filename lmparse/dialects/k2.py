@@ -34,8 +34,10 @@ generation (``validate_request``, also run by the vLLM plugin's
 ``adjust_request``), as vLLM raises. A ``<ifm|tool_call>`` outside a group
 stays content (vLLM's reading; SGLang also parses it); a closed group holding
 text but no call is content as written (vLLM's reading:
-``no_call_block_is_content``, ``lmparse/tools/no_call.pxd``), an empty one is
-dropped, and one cut by the end of the output follows the truncation rule.
+``no_call_block_is_content``, ``lmparse/tools/no_call.pxd``), as is one whose
+call has no name (a JSON envelope under the ``xml`` layout; vLLM's name check
+refuses it), an empty one is dropped, and one cut by the end of the output
+follows the truncation rule.
 
 Reasoning: the template prefills the open token, so output starts in
 reasoning; ``reasoning_effort`` (``chat_template_kwargs``, as vLLM reads it)

@@ -104,10 +104,7 @@ cdef class XmlToolParser(ToolParser):
     multiple_calls = False
     # Token-aligned proper prefixes a chunk may end with; None: hold back
     # every proper prefix (right for any chunking).
-    function_open_prefixes = None
-    arg_open_prefixes = None
-    function_close_prefixes = None
-    arg_value_close_prefixes = None
+    function_open_prefixes = arg_open_prefixes = function_close_prefixes = arg_value_close_prefixes = None
     # Remove one protocol newline after the value opener and before its closer.
     strip_value_newlines = False
     cdata_values = False  # a value that is one <![CDATA[...]]> section is its inner text (held whole)
@@ -308,10 +305,11 @@ cdef class XmlToolParser(ToolParser):
                     pos = self._step.skip
                 break
             if phase == PH_FUNCTION and no_call_end(self, text, pos, r, self._out_name):
-                pos = r
-                break
-            pos = r
-            self._step.resume = 0
+                pos, self._step.resume = r, 0
+                if self._payload_closed:
+                    break
+                continue  # a call whose name is no name: its text is collected too (no_call.pxd)
+            pos, self._step.resume = r, 0
             if phase == PH_FUNCTION:
                 name = self._out_name
                 if name is None:
