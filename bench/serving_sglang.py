@@ -61,6 +61,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from bench.engine_sglang import drain  # noqa: E402
 from bench.serving_common import (  # noqa: E402
     CONFIGS, SCENARIOS, Clock, QwenTokenizer, Scenario, Timing, check, steps)
 
@@ -216,21 +217,6 @@ def _outputs(scenario: Scenario, tokens_per_step: int, eos_id: int) -> list[dict
     return out
 
 
-def _drain(agen: Any) -> list[str]:
-    """Run an async generator that never suspends (the stand-in never awaits): its items."""
-    out: list[str] = []
-    step = agen.__anext__
-    while True:
-        try:
-            step().send(None)
-        except StopIteration as item:
-            out.append(item.value)
-        except StopAsyncIteration:
-            return out
-        else:
-            raise RuntimeError('the stream suspended: this driver runs generators that never await')
-
-
 def _run_coroutine(coro: Any) -> Any:
     try:
         coro.send(None)
@@ -266,7 +252,7 @@ class SglangCase:
         response = _run_coroutine(self.server._handle_streaming_request(None, self.request, None))
         if not hasattr(response, 'body_iterator'):
             raise RuntimeError(f'SGLang answered with an error: {getattr(response, "body", response)!r}')
-        frames = _drain(response.body_iterator)
+        frames = drain(response.body_iterator)
         self._timing = clock.end()
         return frames
 
