@@ -721,18 +721,15 @@ class LmparseReasoningParser(VllmReasoningParser):
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
         self._touched = True
         stream = self._stream
-        ctk = getattr(request, 'chat_template_kwargs', None)
-        if isinstance(ctk, dict) and ctk and ctk != stream.chat_template_kwargs:
-            # The request's switches (enable_thinking=False, ...) decide where this response starts.
-            merged = dict(stream.chat_template_kwargs or {}) | ctk
-            stream = _Stream(stream.reasoning, stream.tool, stream.tools, merged, stream.keep_undeclared,
-                             stream.call_ends)
+        # The request's switches (enable_thinking=False, ...) decide where this response starts.
+        kwargs = _request_kwargs(stream.chat_template_kwargs, request)
         linked = self._linked
-        if stream.tool is not None and (_no_calls(request) or (
-                linked is not None and linked._json_forced and _forced_choice(request) is not None)):
-            stream = _Stream(stream.reasoning, stream.tool, stream.tools, stream.chat_template_kwargs,
-                             stream.keep_undeclared, stream.call_ends)
-            stream.no_calls = True
+        no_calls = stream.tool is not None and (_no_calls(request) or (
+            linked is not None and linked._json_forced and _forced_choice(request) is not None))
+        if no_calls or kwargs is not stream.chat_template_kwargs:
+            stream = _Stream(stream.reasoning, stream.tool, stream.tools, kwargs, stream.keep_undeclared,
+                             stream.call_ends)
+            stream.no_calls = no_calls
         content, calls, reasoning = stream.parse_complete(model_output)
         self._stream.complete_calls = calls
         return reasoning, content
